@@ -1,0 +1,1 @@
+"""Benchmarks run as commands (``kenning bench …``), each reporting a baseline from the same run."""

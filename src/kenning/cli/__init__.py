@@ -1,0 +1,55 @@
+"""The ``kenning`` command line: one group per noun, the docstring is the help.
+
+Global options (before the noun) choose the home and override settings:
+``kenning --profile work --set memory.user_budget=2000 memory show``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from kenning import __version__
+from kenning.cli.bench_cmd import bench
+from kenning.cli.context import CliState
+from kenning.cli.home_cmd import config_group, home_group
+from kenning.cli.memory_cmd import memory
+from kenning.cli.rules_cmd import rules
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kenning")
+@click.option(
+    "--profile",
+    metavar="NAME",
+    envvar="KENNING_PROFILE",
+    help="Use the named profile's home (default: KENNING_PROFILE, else the default home).",
+)
+@click.option(
+    "--set",
+    "assignments",
+    multiple=True,
+    metavar="SECTION.KEY=VALUE",
+    help="Override a setting for this command, e.g. --set memory.user_budget=2000.",
+)
+@click.pass_context
+def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -> None:
+    """Kenning: an agent runtime with a layered, self-improving memory.
+
+    Everything lives under one home (~/.kenning, or KENNING_HOME), which is a
+    git repository: every write is a commit you can log, diff and revert.
+    """
+    logging.basicConfig(format="kenning: warning: %(message)s", level=logging.WARNING)
+    ctx.obj = CliState(profile=profile, assignments=list(assignments))
+
+
+cli.add_command(home_group)
+cli.add_command(config_group)
+cli.add_command(memory)
+cli.add_command(rules)
+cli.add_command(bench)
+
+
+def main() -> None:
+    cli()

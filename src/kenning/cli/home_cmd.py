@@ -1,0 +1,87 @@
+"""``kenning home …`` and ``kenning config …``: where things live and how they are set."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from kenning.cli.context import CliState, echo_json, pass_state
+
+CONFIG_TEMPLATE = """\
+# Kenning settings. Precedence: --set on the command line > KENNING_<SECTION>__<KEY>
+# environment variables > this file > defaults. `kenning config show` prints the result.
+
+[memory]
+# memory_budget = 2200   # characters in memories/MEMORY.md
+# user_budget = 1375     # characters in memories/USER.md
+
+[history]
+# enabled = true         # commit every write to the home's git history
+
+[rules]
+# max_file_chars = 20000 # cap per SOUL.md / AGENTS.md / CLAUDE.md file
+"""
+
+
+@click.group("home")
+def home_group() -> None:
+    """The Kenning home: the folder that holds memory, skills and the archive."""
+
+
+@home_group.command("path")
+@pass_state
+def home_path(state: CliState) -> None:
+    """Print the home directory (KENNING_HOME / --profile aware)."""
+    click.echo(str(state.home().root))
+
+
+@home_group.command("init")
+@pass_state
+def home_init(state: CliState) -> None:
+    """Create the home, its folders, a commented config.toml and its git history."""
+    home = state.home()
+    layout = home.layout
+    for directory in (layout.memories_dir, layout.journal_dir, layout.skills_dir):
+        directory.mkdir(parents=True, exist_ok=True)
+    created = []
+    for path in (layout.memory_file, layout.user_file):
+        if not path.exists():
+            path.touch()
+            created.append(path)
+    if not layout.config_file.exists():
+        layout.config_file.write_text(CONFIG_TEMPLATE, encoding="utf-8")
+        created.append(layout.config_file)
+    commit = home.history.record(created, "initialise home layout") if created else None
+    click.echo(f"Home ready at {home.root}" + (f" (commit {commit})" if commit else ""))
+
+
+@click.group("config")
+def config_group() -> None:
+    """Settings from config.toml, the environment and --set."""
+
+
+@config_group.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Print values and sources as JSON.")
+@pass_state
+def config_show(state: CliState, as_json: bool) -> None:
+    """Print the effective settings and where each value came from."""
+    cfg = state.home().config
+    values = cfg.as_dict()
+    if as_json:
+        echo_json({"values": values, "sources": dict(cfg.sources)})
+        return
+    for section, entries in values.items():
+        click.echo(f"[{section}]")
+        for key, value in entries.items():
+            source = cfg.sources.get(f"{section}.{key}", "default")
+            shown = json.dumps(value)  # TOML-compatible for str, int, float, bool
+            click.echo(f"{key} = {shown}".ljust(32) + f"# {source}")
+        click.echo()
+
+
+@config_group.command("path")
+@pass_state
+def config_path(state: CliState) -> None:
+    """Print the path of config.toml (it may not exist yet)."""
+    click.echo(str(state.home().layout.config_file))

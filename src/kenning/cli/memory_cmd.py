@@ -1,0 +1,211 @@
+"""``kenning memory …``: show, change and version the hot-memory files.
+
+Exit codes, for scripts: 0 done (including "already saved"), 1 other error,
+2 usage error, 3 over budget, 4 blocked by the safety scan, 5 no match or
+ambiguous match, 6 the file on disk no longer parses as entries.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import NoReturn
+
+import click
+
+from kenning.cli.context import CliState, echo_json, pass_state
+from kenning.history import HistoryError
+from kenning.memory.entries import UnparseableFileError
+from kenning.memory.revert import revert_change
+from kenning.memory.store import ErrorKind, MemoryState, MemoryWriteError, Target, WriteResult
+
+EXIT_CODES = {
+    ErrorKind.OVER_BUDGET: 3,
+    ErrorKind.BLOCKED: 4,
+    ErrorKind.NO_MATCH: 5,
+    ErrorKind.AMBIGUOUS: 5,
+    ErrorKind.UNPARSEABLE: 6,
+}
+
+user_flag = click.option(
+    "--user", "user", is_flag=True, help="Act on USER.md (the user profile) instead of MEMORY.md."
+)
+
+
+def _target(user: bool) -> Target:
+    return Target.USER if user else Target.MEMORY
+
+
+@click.group()
+def memory() -> None:
+    """Hot memory: MEMORY.md (your agent's notes) and USER.md (about you)."""
+
+
+def _print_state(state: MemoryState, path: str) -> None:
+    count = len(state.entries)
+    click.echo(
+        f"{state.target.filename}  {state.usage_line()}  "
+        f"({count} entr{'y' if count == 1 else 'ies'})  {path}"
+    )
+    if state.used > state.budget:
+        click.secho("  over budget: consolidate entries before adding more", fg="yellow")
+    for number, entry in enumerate(state.entries, 1):
+        lines = entry.splitlines()
+        click.echo(f"{number:>3}. [{len(entry):>4}] {lines[0]}")
+        for line in lines[1:]:
+            click.echo(f"{'':12}{line}")
+
+
+def _state_json(state: MemoryState, path: str) -> dict[str, object]:
+    return {
+        "target": state.target.value,
+        "path": path,
+        "budget": state.budget,
+        "used": state.used,
+        "percent": state.percent,
+        "entries": [{"index": i, "chars": len(e), "text": e} for i, e in enumerate(state.entries)],
+    }
+
+
+def _refuse(exc: MemoryWriteError) -> NoReturn:
+    click.secho(f"refused: {exc.message}", fg="red", err=True)
+    for match in exc.matches:
+        click.echo(f"  matches: {match}", err=True)
+    if exc.state is not None and exc.kind in (ErrorKind.OVER_BUDGET, ErrorKind.NO_MATCH):
+        click.echo("current entries:", err=True)
+        for number, entry in enumerate(exc.state.entries, 1):
+            click.echo(f"  {number:>3}. [{len(entry):>4}] {' '.join(entry.split())[:90]}", err=True)
+        click.echo(f"  usage: {exc.state.usage_line()}", err=True)
+    click.echo(exc.next_step, err=True)
+    sys.exit(EXIT_CODES.get(exc.kind, 1))
+
+
+def _report(result: WriteResult) -> None:
+    if not result.changed:
+        click.echo(f"Nothing to change: {'; '.join(result.skipped)}")
+        return
+    for change in result.changes:
+        click.echo(f"{result.target.filename}: {change}")
+    suffix = f", commit {result.commit}" if result.commit else ""
+    click.echo(f"usage {result.state.usage_line()}{suffix}")
+
+
+@memory.command("show")
+@user_flag
+@click.option("--json", "as_json", is_flag=True, help="Print entries, sizes and usage as JSON.")
+@pass_state
+def show(state: CliState, user: bool, as_json: bool) -> None:
+    """List the live entries with their sizes and the usage of the budget."""
+    store = state.home().memory
+    target = _target(user)
+    try:
+        current = store.read(target)
+    except UnparseableFileError as exc:
+        raise click.ClickException(
+            f"{target.filename} no longer reads as a list of entries: {exc}"
+        ) from exc
+    path = str(store.path(target))
+    if as_json:
+        echo_json(_state_json(current, path))
+    else:
+        _print_state(current, path)
+
+
+@memory.command("add")
+@user_flag
+@click.argument("text")
+@pass_state
+def add(state: CliState, user: bool, text: str) -> None:
+    """Add TEXT as a new entry (an exact duplicate is not added twice)."""
+    try:
+        _report(state.home().memory.add(_target(user), text, reason="kenning memory add"))
+    except MemoryWriteError as exc:
+        _refuse(exc)
+
+
+@memory.command("replace")
+@user_flag
+@click.argument("old")
+@click.argument("new")
+@pass_state
+def replace(state: CliState, user: bool, old: str, new: str) -> None:
+    """Replace the one entry containing OLD with NEW (the full new entry)."""
+    try:
+        result = state.home().memory.replace(
+            _target(user), old, new, reason="kenning memory replace"
+        )
+        _report(result)
+    except MemoryWriteError as exc:
+        _refuse(exc)
+
+
+@memory.command("remove")
+@user_flag
+@click.argument("old")
+@pass_state
+def remove(state: CliState, user: bool, old: str) -> None:
+    """Remove the one entry containing OLD."""
+    try:
+        _report(state.home().memory.remove(_target(user), old, reason="kenning memory remove"))
+    except MemoryWriteError as exc:
+        _refuse(exc)
+
+
+@memory.command("render")
+@pass_state
+def render(state: CliState) -> None:
+    """Print the exact hot-memory block a new session's system prompt would get."""
+    click.echo(state.home().snapshot().render(), nl=False)
+
+
+@memory.command("path")
+@pass_state
+def memory_path(state: CliState) -> None:
+    """Print the folder holding MEMORY.md and USER.md."""
+    click.echo(str(state.home().layout.memories_dir))
+
+
+@memory.command("log")
+@click.option("-n", "limit", default=20, show_default=True, help="How many changes to list.")
+@click.option("--json", "as_json", is_flag=True, help="Print the changes as JSON.")
+@pass_state
+def log_cmd(state: CliState, limit: int, as_json: bool) -> None:
+    """List recent changes to hot memory, newest first."""
+    commits = state.home().history.log(["memories"], limit=limit)
+    if as_json:
+        echo_json([c.__dict__ | {"files": list(c.files)} for c in commits])
+        return
+    if not commits:
+        click.echo("No recorded changes yet.")
+    for commit in commits:
+        click.echo(f"{commit.rev}  {commit.date[:19].replace('T', ' ')}  {commit.message}")
+
+
+@memory.command("diff")
+@click.argument("rev", required=False)
+@pass_state
+def diff(state: CliState, rev: str | None) -> None:
+    """Show changes to hot memory since REV (default: edits not yet recorded)."""
+    try:
+        click.echo(state.home().history.diff(rev, ["memories"]), nl=False)
+    except HistoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@memory.command("revert")
+@click.argument("rev")
+@pass_state
+def revert(state: CliState, rev: str) -> None:
+    """Undo the change REV (see `kenning memory log`) as a new, recorded change."""
+    home = state.home()
+    try:
+        outcome = revert_change(home.memory, home.history, rev)
+    except HistoryError as exc:
+        raise click.ClickException(str(exc)) from exc
+    except MemoryWriteError as exc:
+        _refuse(exc)
+    for result in outcome.results:
+        _report(result)
+    for note in outcome.notes:
+        click.secho(f"note: {note}", fg="yellow")
+    if not outcome.results:
+        click.echo("Nothing to undo: the change's effect is already gone.")

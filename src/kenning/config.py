@@ -1,0 +1,189 @@
+"""Configuration: ``config.toml`` in the home, with clear precedence.
+
+Precedence, highest first: command line (``--set section.key=value``) >
+environment (``KENNING_<SECTION>__<KEY>``, e.g. ``KENNING_MEMORY__USER_BUDGET``)
+> ``config.toml`` > the defaults below. The double underscore separates the
+section from the key because keys themselves contain underscores.
+
+Config is a frozen value; every effective value remembers where it came from
+so ``kenning config show`` can explain itself. Unknown sections or keys are an
+error, not silently ignored: a typo in a budget should not go unnoticed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ENV_PREFIX = "KENNING_"
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and how to fix it."""
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    # Hermes' numbers: small enough to sit in every system prompt, large enough
+    # for a few dozen facts. Users with more to keep raise them here.
+    memory_budget: int = 2200
+    user_budget: int = 1375
+
+
+@dataclass(frozen=True)
+class HistoryConfig:
+    # Every write under the home becomes a git commit (diff, log, revert).
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    # SOUL.md / AGENTS.md / CLAUDE.md enter every prompt: cap each file so one
+    # runaway file cannot eat the context window.
+    max_file_chars: int = 20_000
+
+
+@dataclass(frozen=True)
+class Config:
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    # "section.key" -> "default" | "file" | "env" | "cli"
+    sources: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        return {
+            f.name: dataclasses.asdict(getattr(self, f.name))
+            for f in dataclasses.fields(self)
+            if f.name != "sources"
+        }
+
+
+def _sections() -> dict[str, type[Any]]:
+    hints = {f.name: f.default_factory for f in dataclasses.fields(Config) if f.name != "sources"}
+    return {name: factory for name, factory in hints.items()}  # type: ignore[misc]
+
+
+def _field_types(section_cls: type[Any]) -> dict[str, type[Any]]:
+    defaults = section_cls()
+    return {f.name: type(getattr(defaults, f.name)) for f in dataclasses.fields(section_cls)}
+
+
+def _suggest(word: str, options: list[str]) -> str:
+    close = difflib.get_close_matches(word, options, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    return f"{hint} Valid: {', '.join(sorted(options))}."
+
+
+def _coerce(raw: Any, wanted: type[Any], where: str) -> Any:
+    if isinstance(raw, str) and wanted is not str:
+        text = raw.strip()
+        if wanted is bool:
+            lowered = text.lower()
+            if lowered in {"1", "true", "yes", "on"}:
+                return True
+            if lowered in {"0", "false", "no", "off"}:
+                return False
+            raise ConfigError(f"{where}: expected true or false, got {raw!r}")
+        try:
+            return wanted(text)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: expected {wanted.__name__}, got {raw!r}") from exc
+    if wanted is float and isinstance(raw, int) and not isinstance(raw, bool):
+        return float(raw)
+    if not isinstance(raw, wanted) or (wanted is int and isinstance(raw, bool)):
+        raise ConfigError(f"{where}: expected {wanted.__name__}, got {raw!r}")
+    if wanted is int and raw < 0:
+        raise ConfigError(f"{where}: must not be negative, got {raw}")
+    return raw
+
+
+def _check_key(section: str, key: str, where: str) -> type[Any]:
+    sections = _sections()
+    if section not in sections:
+        raise ConfigError(
+            f"{where}: unknown section {section!r}.{_suggest(section, list(sections))}"
+        )
+    types = _field_types(sections[section])
+    if key not in types:
+        raise ConfigError(f"{where}: unknown key {section}.{key}.{_suggest(key, list(types))}")
+    return types[key]
+
+
+def read_file(path: Path) -> dict[str, dict[str, Any]]:
+    """Parse ``config.toml``; a missing file is an empty config."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not valid TOML ({exc}). Fix the file or move it aside."
+        ) from exc
+    for section, values in data.items():
+        if not isinstance(values, dict):
+            raise ConfigError(f"{path}: {section!r} must be a [table] of settings")
+    return data
+
+
+def env_overrides(environ: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    found: dict[str, dict[str, str]] = {}
+    sections = _sections()
+    for name, value in environ.items():
+        if not name.startswith(ENV_PREFIX) or "__" not in name:
+            continue
+        section, _, key = name[len(ENV_PREFIX) :].lower().partition("__")
+        if section in sections:  # other KENNING_* variables (HOME, PROFILE) are not settings
+            found.setdefault(section, {})[key] = value
+    return found
+
+
+def parse_assignments(assignments: list[str]) -> dict[str, dict[str, str]]:
+    """Turn ``["memory.user_budget=2000"]`` into nested overrides."""
+    found: dict[str, dict[str, str]] = {}
+    for item in assignments:
+        name, sep, value = item.partition("=")
+        section, dot, key = name.strip().partition(".")
+        if not sep or not dot:
+            raise ConfigError(
+                f"--set {item!r}: use section.key=value, e.g. memory.user_budget=2000"
+            )
+        found.setdefault(section, {})[key] = value
+    return found
+
+
+def load(
+    path: Path | None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    cli: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Config:
+    """Build the effective config from defaults < file < environment < command line."""
+    layers: list[tuple[str, Mapping[str, Mapping[str, Any]]]] = [
+        ("file", read_file(path) if path is not None else {}),
+        ("env", env_overrides(os.environ if environ is None else environ)),
+        ("cli", cli or {}),
+    ]
+    sections = _sections()
+    values: dict[str, dict[str, Any]] = {name: {} for name in sections}
+    sources: dict[str, str] = {}
+    for name, cls in sections.items():
+        for key in _field_types(cls):
+            sources[f"{name}.{key}"] = "default"
+    for origin, layer in layers:
+        for section, entries in layer.items():
+            for key, raw in entries.items():
+                where = f"{origin} setting {section}.{key}"
+                wanted = _check_key(section, key, where)
+                values[section][key] = _coerce(raw, wanted, where)
+                sources[f"{section}.{key}"] = origin
+    built = {name: cls(**values[name]) for name, cls in sections.items()}
+    return Config(**built, sources=sources)

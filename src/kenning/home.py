@@ -1,0 +1,57 @@
+"""``Home``: one Kenning home opened with its effective configuration.
+
+The entry point of the Python API::
+
+    from kenning import Home
+    home = Home.open()                      # KENNING_HOME / --profile aware
+    home.memory.add(Target.USER, "Prefers answers in British English")
+    print(home.snapshot().render())
+
+Opening a home creates nothing on disk; the first write does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from kenning import config as config_mod
+from kenning import paths
+from kenning.history import History
+from kenning.memory.snapshot import MemorySnapshot
+from kenning.memory.store import MemoryStore
+
+
+class Home:
+    def __init__(self, root: Path, config: config_mod.Config) -> None:
+        self.root = root
+        self.layout = paths.HomeLayout(root)
+        self.config = config
+
+    @classmethod
+    def open(
+        cls,
+        root: Path | None = None,
+        *,
+        profile: str | None = None,
+        overrides: Mapping[str, Mapping[str, Any]] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> Home:
+        """Open ``root`` (default: the home of ``profile``) with layered config."""
+        where = root if root is not None else paths.home(profile)
+        cfg = config_mod.load(paths.HomeLayout(where).config_file, environ=environ, cli=overrides)
+        return cls(where, cfg)
+
+    @cached_property
+    def history(self) -> History:
+        return History(self.root, enabled=self.config.history.enabled)
+
+    @cached_property
+    def memory(self) -> MemoryStore:
+        return MemoryStore(self.layout, self.config.memory, self.history)
+
+    def snapshot(self) -> MemorySnapshot:
+        """A frozen hot-memory snapshot for a new session."""
+        return MemorySnapshot.capture(self.memory)

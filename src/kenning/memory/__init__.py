@@ -1,0 +1,29 @@
+"""Hot memory (layer 1): small, bounded fact files frozen into every system prompt.
+
+``MEMORY.md`` holds the agent's notes (environment facts, conventions, tool
+quirks); ``USER.md`` holds who the user is. Entries are separated by a line
+holding ``§``. See ``store`` for the write rules, ``snapshot`` for the
+prompt block, and ``tool`` for the model-facing ``memory`` tool.
+"""
+
+from kenning.memory.entries import ENTRY_SEPARATOR, parse_entries, serialise_entries
+from kenning.memory.snapshot import MemorySnapshot
+from kenning.memory.store import (
+    MemoryStore,
+    MemoryWriteError,
+    Operation,
+    Target,
+    WriteResult,
+)
+
+__all__ = [
+    "ENTRY_SEPARATOR",
+    "MemorySnapshot",
+    "MemoryStore",
+    "MemoryWriteError",
+    "Operation",
+    "Target",
+    "WriteResult",
+    "parse_entries",
+    "serialise_entries",
+]

@@ -1,0 +1,1 @@
+"""What enters the system prompt: identity and standing rules (layer 0)."""

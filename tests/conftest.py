@@ -1,0 +1,50 @@
+"""Every test runs in its own home and cannot reach the network."""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kenning.home import Home
+from kenning.testing import make_home
+
+
+@pytest.fixture(autouse=True)
+def _hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "kenning-home"
+    monkeypatch.setenv("KENNING_HOME", str(root))
+    monkeypatch.delenv("KENNING_PROFILE", raising=False)
+    for name in list(__import__("os").environ):
+        if name.startswith("KENNING_") and "__" in name:
+            monkeypatch.delenv(name)
+    return root
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests may talk to servers they start on loopback, and nothing else."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> Any:
+        if self.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0]
+            try:
+                loopback = ipaddress.ip_address(host).is_loopback
+            except ValueError:
+                loopback = host == "localhost"
+            if not loopback:
+                raise RuntimeError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    yield
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return make_home(tmp_path / "home")
