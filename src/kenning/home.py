@@ -19,7 +19,9 @@ from typing import Any
 
 from kenning import config as config_mod
 from kenning import paths
+from kenning.archive.store import Archive
 from kenning.history import History
+from kenning.journal import Journal
 from kenning.memory.snapshot import MemorySnapshot
 from kenning.memory.store import MemoryStore
 
@@ -51,6 +53,14 @@ class Home:
     @cached_property
     def memory(self) -> MemoryStore:
         return MemoryStore(self.layout, self.config.memory, self.history)
+
+    @cached_property
+    def archive(self) -> Archive:
+        return Archive(self.layout.state_db)
+
+    @cached_property
+    def journal(self) -> Journal:
+        return Journal(self.layout, self.history)
 
     def snapshot(self) -> MemorySnapshot:
         """A frozen hot-memory snapshot for a new session."""

@@ -14,8 +14,10 @@ from kenning import __version__
 from kenning.cli.bench_cmd import bench
 from kenning.cli.context import CliState
 from kenning.cli.home_cmd import config_group, home_group
+from kenning.cli.journal_cmd import journal
 from kenning.cli.memory_cmd import memory
 from kenning.cli.rules_cmd import rules
+from kenning.cli.sessions_cmd import sessions
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -47,6 +49,8 @@ def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -
 cli.add_command(home_group)
 cli.add_command(config_group)
 cli.add_command(memory)
+cli.add_command(journal)
+cli.add_command(sessions)
 cli.add_command(rules)
 cli.add_command(bench)
 
