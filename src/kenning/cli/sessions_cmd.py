@@ -1,10 +1,207 @@
-"""``kenning sessions …``: the archive of past sessions."""
+"""``kenning sessions …``: the archive of past sessions.
+
+Human output goes to stdout, the import progress bar to stderr, so ``--json``
+output stays parseable. Times are shown in UTC (imported sources such as
+LoCoMo carry no zone). A missing session id exits 1 and points at ``list``.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
 import click
+
+from kenning.archive.importers import FORMATS, ImportFormatError, ImportReport, parse_locomo
+from kenning.archive.importers.common import ParsedImport, store
+from kenning.archive.store import SOURCES, Message, Session
+from kenning.cli.context import CliState, echo_json, pass_state
 
 
 @click.group()
 def sessions() -> None:
     """The archive: every session and message, imported or lived."""
+
+
+@sessions.command("import")
+@click.argument("fmt", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--sample",
+    "samples",
+    multiple=True,
+    metavar="ID",
+    help="locomo only: import just this conversation (repeatable), e.g. --sample conv-26.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@pass_state
+def import_cmd(
+    state: CliState, fmt: str, path: Path, samples: tuple[str, ...], as_json: bool
+) -> None:
+    """Import the transcripts in PATH, written in FORMAT, into the archive.
+
+    \b
+    locomo       the LoCoMo benchmark JSON (one session per conversation session)
+    openai       chat-format JSON/JSONL ({"messages": [...]}) or ChatGPT's conversations.json
+    claude-code  a Claude Code transcript .jsonl, or a folder of them
+                 (e.g. ~/.claude/projects/<project>/)
+
+    Importing the same sessions again adds nothing: each is keyed by its content.
+    """
+    if samples and fmt != "locomo":
+        raise click.UsageError("--sample only applies to the locomo format")
+    if fmt != "claude-code" and path.is_dir():
+        raise click.UsageError(f"{path} is a folder; the {fmt} format reads one file")
+    try:
+        parsed = parse_locomo(path, sample_ids=samples) if samples else FORMATS[fmt](path)
+    except ImportFormatError as exc:
+        raise click.ClickException(f"cannot import: {exc}; nothing was imported") from exc
+    report = _store(state, parsed)
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        _print_report(report)
+
+
+def _store(state: CliState, parsed: ParsedImport) -> ImportReport:
+    archive = state.home().archive
+    if len(parsed.sessions) < 2:
+        return store(archive, parsed)
+    with click.progressbar(
+        length=len(parsed.sessions),
+        label=f"Importing {len(parsed.sessions)} sessions",
+        file=sys.stderr,  # looked up now: CliRunner swaps it
+    ) as bar:
+        return store(archive, parsed, progress=bar.update)
+
+
+def _print_report(report: ImportReport) -> None:
+    click.echo(
+        f"Imported {_plural(report.sessions_imported, 'session')} "
+        f"({_plural(report.messages_imported, 'message')}); "
+        f"skipped {report.sessions_skipped} already in the archive."
+    )
+    if report.skipped_events:
+        left_out = ", ".join(f"{n} × {what}" for what, n in sorted(report.skipped_events.items()))
+        click.echo(f"Left out: {left_out}.")
+
+
+@sessions.command("list")
+@click.option("--limit", "-n", default=20, show_default=True, help="How many sessions to list.")
+@click.option(
+    "--source",
+    "sources",
+    multiple=True,
+    type=click.Choice(SOURCES),
+    help="Only sessions from this source (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the sessions as JSON.")
+@pass_state
+def list_cmd(state: CliState, limit: int, sources: tuple[str, ...], as_json: bool) -> None:
+    """List sessions, newest first: id, start (UTC), source, messages, title."""
+    found = state.home().archive.sessions(limit=limit, sources=sources or None)
+    if as_json:
+        echo_json([dataclasses.asdict(s) for s in found])
+        return
+    if not found:
+        click.echo("No sessions yet. Import some with `kenning sessions import`.")
+    for s in found:
+        click.echo(
+            f"{s.id}  {_when(s.started_at)}  {s.source:<8} {s.message_count:>5} msgs  "
+            f"{s.title or '(untitled)'}"
+        )
+
+
+@sessions.command("show")
+@click.argument("session_id", metavar="ID")
+@click.option("--limit", "-n", type=click.IntRange(min=0), help="Show at most this many messages.")
+@click.option("--json", "as_json", is_flag=True, help="Print the session and messages as JSON.")
+@pass_state
+def show_cmd(state: CliState, session_id: str, limit: int | None, as_json: bool) -> None:
+    """Show session ID: its header, then each message in order."""
+    archive = state.home().archive
+    session = archive.session(session_id)
+    if session is None:
+        raise click.ClickException(
+            f"no session {session_id!r} in the archive; see `kenning sessions list`"
+        )
+    messages = archive.messages(session_id, limit=limit)
+    if as_json:
+        echo_json(
+            {"session": dataclasses.asdict(session), "messages": [m.to_dict() for m in messages]}
+        )
+        return
+    _print_header(session)
+    for message in messages:
+        _print_message(message)
+    hidden = session.message_count - len(messages)
+    if hidden > 0:
+        click.echo(f"… {_plural(hidden, 'more message')} (raise --limit to see them)")
+
+
+@sessions.command("path")
+@pass_state
+def path_cmd(state: CliState) -> None:
+    """Print the path of the archive database (state.db)."""
+    click.echo(str(state.home().layout.state_db))
+
+
+def _print_header(s: Session) -> None:
+    click.secho(f"{s.id}  {s.title or '(untitled)'}", bold=True)
+    details = [f"source {s.source}", f"started {_when(s.started_at)} UTC"]
+    if s.ended_at is not None:
+        details.append(f"ended {_when(s.ended_at)} UTC ({s.end_reason or 'no reason'})")
+    details.append(_plural(s.message_count, "message"))
+    click.echo("  " + ", ".join(details))
+    for label, value in (("workspace", s.workspace), ("model", s.model), ("parent", s.parent_id)):
+        if value:
+            click.echo(f"  {label}: {value}")
+    if s.input_tokens or s.output_tokens:
+        click.echo(f"  tokens: {s.input_tokens:,} in, {s.output_tokens:,} out")
+    if s.meta:
+        click.echo("  " + ", ".join(f"{k}: {_short(v, 60)}" for k, v in s.meta.items()))
+    click.echo()
+
+
+def _print_message(m: Message) -> None:
+    who = m.role if not m.speaker or m.speaker == m.role else f"{m.role}/{m.speaker}"
+    if m.role == "tool":
+        who = f"tool {m.tool_name or '?'}" + (f" [{m.tool_call_id}]" if m.tool_call_id else "")
+    flags = "" if m.active else " (compacted)"
+    click.secho(f"#{m.seq}  {_when(m.created_at)}  {who}{flags}", fg="cyan")
+    if m.content:
+        click.echo("  " + m.content.replace("\n", "\n  "))
+    for call in m.tool_calls or []:
+        click.echo(f"  → {_call_summary(call)}")
+
+
+def _call_summary(call: dict[str, Any]) -> str:
+    """``name(args)`` for OpenAI-shaped calls and for ``{"name", "arguments"}`` ones."""
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = call
+    name = function.get("name", "?")
+    arguments = function.get("arguments", "")
+    if not isinstance(arguments, str):
+        arguments = str(arguments)
+    return f"{name}({_short(arguments, 100)})"
+
+
+def _short(value: object, width: int) -> str:
+    raw = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = " ".join(raw.split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _when(stamp: float | None) -> str:
+    if stamp is None:
+        return "?"
+    return datetime.fromtimestamp(stamp, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"

@@ -1,0 +1,320 @@
+"""Claude Code transcripts: ``~/.claude/projects/<project>/*.jsonl``, a file or a folder.
+
+Each line is one event. ``user``/``assistant``/``system`` events become
+messages, grouped into one session per ``sessionId`` (a session may span
+files); ``summary`` events title the session that holds their ``leafUuid``.
+Everything else (``file-history-snapshot``, unknown future types) is skipped
+and counted in the report, never an error. An event seen twice (a resumed
+session copies its history) is kept once, by ``uuid``.
+
+Claude Code writes one assistant reply as several lines, one per content block,
+all with the same ``message.id``; consecutive ones are merged back into one
+message. ``tool_use`` blocks become OpenAI-shaped ``tool_calls`` (arguments as
+a JSON string) and ``tool_result`` blocks become ``tool`` messages, so every
+importer stores calls the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from kenning.archive.importers.common import (
+    ImportedSession,
+    ImportFormatError,
+    ImportReport,
+    ParsedImport,
+    Progress,
+    first_line,
+    iter_jsonl,
+    store,
+    to_timestamp,
+)
+from kenning.archive.store import Archive, Message
+
+FORMAT = "claude-code"
+_MESSAGE_TYPES = ("user", "assistant", "system")
+
+
+@dataclass
+class _Event:
+    data: dict[str, Any]
+    timestamp: float | None
+    file: str
+
+
+@dataclass
+class _Session:
+    events: list[_Event] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def parse_claude_code(path: Path | str) -> ParsedImport:
+    path = Path(path)
+    if path.is_dir():
+        files = sorted(path.rglob("*.jsonl"))
+        if not files:
+            raise ImportFormatError(path, "", "no .jsonl transcripts in this folder")
+    else:
+        files = [path]
+    skipped: Counter[str] = Counter()
+    sessions: dict[str, _Session] = {}
+    owner: dict[str, str] = {}  # event uuid -> sessionId, to place summaries
+    summaries: list[tuple[str, str]] = []
+    for file in files:
+        _read_file(file, sessions, owner, summaries, skipped)
+    titles: dict[str, str] = {}
+    for leaf, summary in summaries:
+        if leaf in owner:
+            titles[owner[leaf]] = summary  # the last summary written wins
+        else:
+            skipped["summary of a session not in this import"] += 1
+    imported = []
+    for session_id, session in sessions.items():
+        built = _build(session_id, session, titles.get(session_id), skipped)
+        if built is None:
+            skipped["empty session"] += 1
+        else:
+            imported.append(built)
+    return ParsedImport(FORMAT, [str(path)], imported, skipped)
+
+
+def import_claude_code(
+    archive: Archive, path: Path | str, *, progress: Progress | None = None
+) -> ImportReport:
+    return store(archive, parse_claude_code(path), progress=progress)
+
+
+def _read_file(
+    file: Path,
+    sessions: dict[str, _Session],
+    owner: dict[str, str],
+    summaries: list[tuple[str, str]],
+    skipped: Counter[str],
+) -> None:
+    last_time: float | None = None
+    for number, event in iter_jsonl(file):
+        where = f"line {number}"
+        if not isinstance(event, dict):
+            raise ImportFormatError(file, where, "expected a JSON object")
+        kind = event.get("type")
+        if kind == "summary":
+            if isinstance(event.get("summary"), str) and isinstance(event.get("leafUuid"), str):
+                summaries.append((event["leafUuid"], event["summary"]))
+            continue
+        if kind not in _MESSAGE_TYPES:
+            skipped[f"{kind} event"] += 1
+            continue
+        if event.get("isSidechain"):
+            # Sidechains are sub-agent (Task tool) conversations written into
+            # the parent's file; their outcome already reaches the main thread
+            # as the Task tool's result, so importing them would duplicate it
+            # and interleave two conversations in one turn order.
+            skipped["sidechain event"] += 1
+            continue
+        session_id = event.get("sessionId")
+        if not isinstance(session_id, str) or not session_id:
+            raise ImportFormatError(file, where, f"a {kind} event without a 'sessionId'")
+        if kind != "system" and not isinstance(event.get("message"), dict):
+            raise ImportFormatError(file, where, f"a {kind} event without a 'message' object")
+        uuid = event.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in owner:
+                skipped["duplicate event"] += 1
+                continue
+            owner[uuid] = session_id
+        stamp = to_timestamp(event.get("timestamp"))
+        last_time = stamp if stamp is not None else last_time
+        session = sessions.setdefault(session_id, _Session())
+        session.events.append(_Event(event, last_time, file.name))
+        if file.name not in session.files:
+            session.files.append(file.name)
+
+
+def _build(
+    session_id: str, session: _Session, title: str | None, skipped: Counter[str]
+) -> ImportedSession | None:
+    # A session resumed into another file continues there: order by time,
+    # stably, so lines of one file keep their order.
+    events = sorted(session.events, key=lambda e: e.timestamp or 0.0)
+    builder = _Builder(skipped)
+    for event in events:
+        builder.add(event)
+    if not builder.messages:
+        return None
+    first = events[0].data
+    start = next((e.timestamp for e in events if e.timestamp is not None), None)
+    started_at = start if start is not None else 0.0
+    messages = [
+        m if m.created_at is not None else replace(m, created_at=started_at)
+        for m in builder.messages
+    ]
+    meta: dict[str, Any] = {"session_id": session_id, "files": session.files}
+    for key, name in (("gitBranch", "git_branch"), ("version", "claude_code_version")):
+        if isinstance(first.get(key), str) and first[key]:
+            meta[name] = first[key]
+    cwd = next((e.data["cwd"] for e in events if isinstance(e.data.get("cwd"), str)), None)
+    return ImportedSession(
+        format=FORMAT,
+        origin=session_id,
+        started_at=started_at,
+        messages=messages,
+        title=title or builder.first_prompt(),
+        workspace=cwd,
+        model=builder.model,
+        meta=meta,
+    )
+
+
+class _Builder:
+    """Turns one session's events into messages, in order."""
+
+    def __init__(self, skipped: Counter[str]) -> None:
+        self.skipped = skipped
+        self.messages: list[Message] = []
+        self.model: str | None = None
+        self.call_names: dict[str, str] = {}
+        self.last_reply_id: str | None = None  # message.id of the last assistant message
+
+    def add(self, event: _Event) -> None:
+        data = event.data
+        meta: dict[str, Any] = {"uuid": data.get("uuid")}
+        if data.get("isMeta"):
+            meta["is_meta"] = True  # harness notes (caveats, command echoes), not typed
+        if data["type"] == "system":
+            self.last_reply_id = None
+            content = data.get("content")
+            if isinstance(content, str) and content.strip():
+                extra = {k: data[k] for k in ("subtype", "level") if isinstance(data.get(k), str)}
+                self.messages.append(
+                    Message("system", content, created_at=event.timestamp, meta=meta | extra)
+                )
+            else:
+                self.skipped["system event without text"] += 1
+        elif data["type"] == "user":
+            self.last_reply_id = None
+            self.user(data["message"].get("content"), event.timestamp, meta)
+        else:
+            self.assistant(data["message"], event.timestamp, meta)
+
+    def user(self, content: Any, when: float | None, meta: dict[str, Any]) -> None:
+        texts = []
+        for block in _blocks(content):
+            if block.get("type") == "tool_result":
+                call_id = block.get("tool_use_id")
+                call_id = call_id if isinstance(call_id, str) else None
+                result_meta = meta | ({"is_error": True} if block.get("is_error") else {})
+                self.messages.append(
+                    Message(
+                        "tool",
+                        _flatten(block.get("content")),
+                        tool_name=self.call_names.get(call_id or ""),
+                        tool_call_id=call_id,
+                        created_at=when,
+                        meta=result_meta,
+                    )
+                )
+            else:
+                texts.append(self.block_text(block))
+        text = "\n".join(t for t in texts if t)
+        if text:
+            self.messages.append(Message("user", text, created_at=when, meta=meta))
+
+    def assistant(self, message: dict[str, Any], when: float | None, meta: dict[str, Any]) -> None:
+        model = message.get("model")
+        if self.model is None and isinstance(model, str) and not model.startswith("<"):
+            self.model = model  # "<synthetic>" marks replies Claude Code made up itself
+        texts, calls = [], []
+        for block in _blocks(message.get("content")):
+            if block.get("type") == "tool_use":
+                call_id, name = str(block.get("id", "")), str(block.get("name", ""))
+                self.call_names[call_id] = name
+                arguments = json.dumps(block.get("input", {}), ensure_ascii=False)
+                calls.append(
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": arguments},
+                    }
+                )
+            else:
+                texts.append(self.block_text(block))
+        text = "\n".join(t for t in texts if t)
+        if not text and not calls:
+            return
+        usage = message.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        # Prompt size as OpenAI counts it: cached and cache-writing tokens included.
+        prompt = sum(
+            _count(usage.get(k))
+            for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+        )
+        output = _count(usage.get("output_tokens"))
+        reply_id = message.get("id") if isinstance(message.get("id"), str) else None
+        previous = self.messages[-1] if self.messages else None
+        if reply_id is not None and reply_id == self.last_reply_id and previous is not None:
+            # Another block of the same reply: merge, and keep the latest usage
+            # (each line repeats the reply's running totals; adding would double count).
+            self.messages[-1] = replace(
+                previous,
+                content="\n".join(t for t in (previous.content, text) if t),
+                tool_calls=[*(previous.tool_calls or []), *calls] or None,
+                input_tokens=prompt or previous.input_tokens,
+                output_tokens=output or previous.output_tokens,
+            )
+            return
+        self.last_reply_id = reply_id
+        self.messages.append(
+            Message(
+                "assistant",
+                text,
+                tool_calls=calls or None,
+                created_at=when,
+                input_tokens=prompt or None,
+                output_tokens=output or None,
+                meta=meta | ({"message_id": reply_id} if reply_id else {}),
+            )
+        )
+
+    def block_text(self, block: dict[str, Any]) -> str:
+        kind = block.get("type")
+        if kind == "text":
+            return str(block.get("text") or "")
+        if kind in ("thinking", "redacted_thinking"):
+            # The model's private reasoning (often redacted or signed): not part
+            # of the conversation, and not something a later session should recall.
+            self.skipped["thinking block"] += 1
+            return ""
+        return "[image]" if kind == "image" else f"[{kind}]"
+
+    def first_prompt(self) -> str | None:
+        for m in self.messages:
+            if m.role == "user" and not (m.meta or {}).get("is_meta"):
+                title = first_line(m.content)
+                if title and not title.startswith("<"):  # "<command-name>…" echoes
+                    return title
+        return None
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b if isinstance(b, dict) else {"type": "text", "text": str(b)} for b in content]
+    return []
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _flatten(content: Any) -> str:
+    """A tool result's content: a string, or blocks of text and images."""
+    parts = []
+    for block in _blocks(content):
+        kind = block.get("type")
+        parts.append(str(block.get("text") or "") if kind == "text" else f"[{kind}]")
+    return "\n".join(p for p in parts if p)
