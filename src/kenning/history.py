@@ -34,6 +34,7 @@ state.db
 state.db-*
 spill/
 backups/
+cache/
 *.lock
 .*.tmp
 """

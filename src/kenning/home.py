@@ -20,10 +20,12 @@ from typing import Any
 from kenning import config as config_mod
 from kenning import paths
 from kenning.archive.store import Archive
+from kenning.embed import CachedEmbedder, Embedder, from_config
 from kenning.history import History
 from kenning.journal import Journal
 from kenning.memory.snapshot import MemorySnapshot
 from kenning.memory.store import MemoryStore
+from kenning.search.engine import SearchEngine
 
 
 class Home:
@@ -61,6 +63,17 @@ class Home:
     @cached_property
     def journal(self) -> Journal:
         return Journal(self.layout, self.history)
+
+    @cached_property
+    def embedder(self) -> Embedder | None:
+        """The configured embedder behind the state.db embedding cache; None = keyword only."""
+        inner = from_config(self.config.embedding)
+        return None if inner is None else CachedEmbedder(inner, lambda: self.archive.conn)
+
+    @cached_property
+    def search(self) -> SearchEngine:
+        """Hybrid search over the archive and the memory files."""
+        return SearchEngine(self.archive, self.embedder, self.config.search, layout=self.layout)
 
     def snapshot(self) -> MemorySnapshot:
         """A frozen hot-memory snapshot for a new session."""

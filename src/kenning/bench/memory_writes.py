@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kenning.bench.stats import p50_p95
 from kenning.config import Config, HistoryConfig, MemoryConfig
 from kenning.home import Home
 from kenning.memory.store import Target
@@ -29,9 +30,8 @@ class LatencyStats:
 
     @classmethod
     def of(cls, samples: list[float]) -> LatencyStats:
-        ordered = sorted(samples)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        return cls(len(samples), statistics.median(ordered), p95, statistics.fmean(ordered))
+        median, p95 = p50_p95(samples)
+        return cls(len(samples), median, p95, statistics.fmean(samples))
 
 
 def _home(root: Path, history: bool) -> Home:

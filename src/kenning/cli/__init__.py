@@ -17,6 +17,7 @@ from kenning.cli.home_cmd import config_group, home_group
 from kenning.cli.journal_cmd import journal
 from kenning.cli.memory_cmd import memory
 from kenning.cli.rules_cmd import rules
+from kenning.cli.search_cmd import index, search
 from kenning.cli.sessions_cmd import sessions
 
 
@@ -51,6 +52,8 @@ cli.add_command(config_group)
 cli.add_command(memory)
 cli.add_command(journal)
 cli.add_command(sessions)
+cli.add_command(search)
+cli.add_command(index)
 cli.add_command(rules)
 cli.add_command(bench)
 

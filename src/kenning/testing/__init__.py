@@ -1,9 +1,10 @@
 """Test doubles and helpers that ship with Kenning, for its tests and yours.
 
-Nothing here reaches the network. Later layers add their doubles here (a
-scripted model, a deterministic embedder); today it offers an isolated home.
+Nothing here reaches the network. It offers an isolated home and a
+deterministic embedder; later layers add theirs (a scripted model).
 """
 
+from kenning.testing.embedders import FakeEmbedder
 from kenning.testing.homes import isolated_home, make_home
 
-__all__ = ["isolated_home", "make_home"]
+__all__ = ["FakeEmbedder", "isolated_home", "make_home"]

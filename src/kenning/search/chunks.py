@@ -1,0 +1,222 @@
+"""The chunk index over memory files: MEMORY.md, USER.md, journal, extra paths.
+
+Files are cut on line boundaries into chunks of about ``chunk_tokens``
+tokens that overlap by about ``overlap`` tokens; tokens are estimated
+honestly for mixed text (one per CJK character, one per four other
+characters). ``sync`` is incremental and cheap enough to run before every
+search: a file whose size and mtime are unchanged is skipped, a changed one
+is hashed, and only a changed hash re-chunks it (hand edits included);
+files that disappeared lose their chunks, FTS rows and vectors (cascade +
+trigger). MEMORY.md and USER.md never decay; journal files are dated by
+their file name, other files by mtime.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from kenning.embed.base import Embedder
+from kenning.paths import HomeLayout
+from kenning.search.index import claim_identity, state_get, state_set, write_txn
+from kenning.search.text import _CJK_RUN, MAX_INDEX_CHARS, MAX_PASSAGE_CHARS, cjk_index_text
+
+CHUNK_RECIPE = "lines v1"
+_JOURNAL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    line_start: int  # 1-based, inclusive
+    line_end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ChunkSync:
+    files_indexed: int = 0
+    files_removed: int = 0
+    chunks_written: int = 0
+
+
+def estimate_tokens(text: str) -> int:
+    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def chunk_lines(lines: Sequence[str], tokens: int = 400, overlap: int = 80) -> list[Chunk]:
+    """Greedy line packing; each next chunk starts ~``overlap`` tokens before the end."""
+    costs = [max(1, estimate_tokens(line)) for line in lines]
+    chunks: list[Chunk] = []
+    start = 0
+    while start < len(lines):
+        end, total = start, 0
+        while end < len(lines) and (end == start or total + costs[end] <= tokens):
+            total += costs[end]
+            end += 1
+        text = "\n".join(lines[start:end])
+        if text.strip():
+            chunks.append(Chunk(start + 1, end, text))
+        if end >= len(lines):
+            break
+        back, kept = end, 0
+        while back > start + 1 and kept + costs[back - 1] <= overlap:
+            back -= 1
+            kept += costs[back]
+        start = back
+    return chunks
+
+
+def memory_files(layout: HomeLayout, extra_paths: Sequence[str]) -> dict[str, tuple[Path, bool]]:
+    """{stored path: (file, decays)}; stored paths are relative to the home inside it."""
+    found: dict[str, tuple[Path, bool]] = {}
+
+    def add(path: Path, decays: bool) -> None:
+        if path.is_file():
+            try:
+                key = str(path.resolve().relative_to(layout.root.resolve()))
+            except ValueError:
+                key = str(path.resolve())
+            found.setdefault(key, (path, decays))
+
+    add(layout.memory_file, False)
+    add(layout.user_file, False)
+    if layout.journal_dir.is_dir():
+        for path in sorted(layout.journal_dir.glob("*.md")):
+            add(path, True)
+    for raw in extra_paths:
+        pattern = Path(raw).expanduser()
+        base = pattern if pattern.is_absolute() else layout.root / pattern
+        if any(ch in raw for ch in "*?["):
+            anchor = Path(base.anchor)
+            for path in sorted(anchor.glob(str(base.relative_to(anchor)))):
+                add(path, True)
+        else:
+            add(base, True)
+    return found
+
+
+def _dated(path: Path, decays: bool, mtime: float) -> float:
+    match = _JOURNAL_DATE.search(path.name)
+    if decays and match:
+        try:
+            year, month, day = (int(g) for g in match.groups())
+            return datetime(year, month, day, tzinfo=UTC).timestamp()
+        except ValueError:
+            pass
+    return mtime
+
+
+def sync(
+    conn: sqlite3.Connection,
+    layout: HomeLayout,
+    extra_paths: Sequence[str] = (),
+    *,
+    tokens: int = 400,
+    overlap: int = 80,
+) -> ChunkSync:
+    recipe = json.dumps([CHUNK_RECIPE, tokens, overlap])
+    rechunk = state_get(conn, "chunking") != recipe
+    current = memory_files(layout, extra_paths)
+    stored = {
+        r[0]: (int(r[1]), int(r[2]), str(r[3]))
+        for r in conn.execute("SELECT path, size, mtime_ns, hash FROM memory_files")
+    }
+    removed = [p for p in stored if p not in current]
+    indexed = written = 0
+    with write_txn(conn):
+        for path in removed:
+            conn.execute("DELETE FROM memory_chunks WHERE path = ?", (path,))
+            conn.execute("DELETE FROM memory_files WHERE path = ?", (path,))
+        for key, (path, decays) in current.items():
+            try:
+                st = path.stat()
+                old = stored.get(key)
+                if old and not rechunk and old[:2] == (st.st_size, st.st_mtime_ns):
+                    continue
+                data = path.read_bytes()
+            except OSError:
+                continue  # vanished or unreadable: the next sync sees it again
+            digest = hashlib.sha256(data).hexdigest()
+            meta = (
+                st.st_size,
+                st.st_mtime_ns,
+                digest,
+                int(decays),
+                _dated(path, decays, st.st_mtime),
+            )
+            if old and not rechunk and old[2] == digest:  # touched, not changed
+                conn.execute(
+                    "UPDATE memory_files SET size = ?, mtime_ns = ? WHERE path = ?",
+                    (st.st_size, st.st_mtime_ns, key),
+                )
+                continue
+            conn.execute("DELETE FROM memory_chunks WHERE path = ?", (key,))
+            conn.execute("DELETE FROM memory_files WHERE path = ?", (key,))
+            conn.execute(
+                "INSERT INTO memory_files (path, size, mtime_ns, hash, decays, dated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (key, *meta),
+            )
+            lines = data.decode("utf-8", errors="replace").splitlines()
+            for chunk in chunk_lines(lines, tokens, overlap):
+                text_hash = hashlib.sha256(chunk.text.encode("utf-8")).hexdigest()
+                cur = conn.execute(
+                    "INSERT INTO memory_chunks (path, line_start, line_end, hash, text) "
+                    "VALUES (?, ?, ?, ?, ?) RETURNING id",
+                    (key, chunk.line_start, chunk.line_end, text_hash, chunk.text),
+                )
+                chunk_id = cur.fetchone()[0]
+                conn.execute(
+                    "INSERT INTO chunk_fts (rowid, body, ctx) VALUES (?, ?, '')",
+                    (chunk_id, cjk_index_text(chunk.text[:MAX_INDEX_CHARS])),
+                )
+                written += 1
+            indexed += 1
+        if rechunk:
+            state_set(conn, "chunking", recipe)
+    return ChunkSync(indexed, len(removed), written)
+
+
+def pending_chunks(conn: sqlite3.Connection) -> int:
+    row = conn.execute(
+        "SELECT count(*) FROM memory_chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id "
+        "WHERE v.chunk_id IS NULL"
+    ).fetchone()
+    return int(row[0])
+
+
+def embed_chunks(
+    conn: sqlite3.Connection, embedder: Embedder, *, limit: int | None = None, batch: int = 32
+) -> int:
+    """Embed chunks that have no vector yet (same identity rules as messages)."""
+    claim_identity(conn, embedder)
+    done = 0
+    while limit is None or done < limit:
+        size = batch if limit is None else min(batch, limit - done)
+        rows = conn.execute(
+            "SELECT c.id, c.text FROM memory_chunks c LEFT JOIN chunk_vectors v "
+            "ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
+            (size,),
+        ).fetchall()
+        if not rows:
+            break
+        vectors = embedder.embed_passages([str(r[1])[:MAX_PASSAGE_CHARS] for r in rows])
+        with write_txn(conn):
+            conn.executemany(
+                "INSERT OR IGNORE INTO chunk_vectors (chunk_id, v) VALUES (?, ?)",
+                [
+                    (r[0], np.ascontiguousarray(v, dtype=np.float32).tobytes())
+                    for r, v in zip(rows, vectors, strict=True)
+                ],
+            )
+        done += len(rows)
+    return done

