@@ -277,3 +277,38 @@ def _shared_engine(factory: pytest.TempPathFactory) -> SearchEngine:
         add_session(archive, [("Ada", "deploy NEAR the AND gate"), ("Bo", "部署到生产环境 ok")])
         _ENGINES["e"] = SearchEngine(archive, FakeEmbedder(), record_recalls=False)
     return _ENGINES["e"]
+
+
+def test_neighbours_are_found_when_sessions_interleave(
+    archive: Archive, engine: SearchEngine
+) -> None:
+    # Ids alternate between two sessions, so id ± 1 is never a neighbour:
+    # the (session, seq) fallback must find them; system messages are skipped.
+    a = archive.start_session("cli")
+    b = archive.start_session("cli")
+    ids: dict[str, list[int]] = {a: [], b: []}
+    for i in range(4):
+        for sid in (a, b):
+            role = "system" if (sid == b and i == 2) else "user"
+            stored = archive.append(sid, Message(role, f"{sid[:4]} message {i}"))  # type: ignore[arg-type]
+            assert stored.id is not None
+            ids[sid].append(stored.id)
+    for sid, mid in ((a, ids[a][1]), (b, ids[b][1])):
+        meta = engine._with_neighbours(engine._message_meta([mid], "", []), "", [])
+        expected = {ids[sid][0], ids[sid][1]} | ({ids[sid][2]} if sid == a else set())
+        assert set(meta) == expected
+    scoped, params = SearchFilters(roles=("user",)).message_sql()
+    meta = engine._with_neighbours(
+        engine._message_meta([ids[a][1]], scoped, params), scoped, params
+    )
+    assert set(meta) == set(ids[a][:3])
+
+
+def test_term_counts_follow_index_changes(archive: Archive, engine: SearchEngine) -> None:
+    # The per-engine document-frequency cache must not outlive an index change.
+    add_session(archive, [("ann", f"rare{i} filler") for i in range(30)])
+    engine.search("zebra filler")
+    assert engine._term_docs.get("zebra") == 0
+    add_session(archive, [("ann", "zebra crossing")])
+    engine.search("zebra filler")
+    assert engine._term_docs.get("zebra") == 1

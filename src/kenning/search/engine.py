@@ -18,6 +18,7 @@ searched like any other.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 import time
@@ -54,6 +55,28 @@ class _Side:
     pool: np.ndarray  # the pool's cosines (for the shared min-max)
 
 
+def _lookup(sorted_keys: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Index (into the unsorted keys) of each wanted key, or -1 when absent."""
+    if not len(sorted_keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    p = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+    return np.where(sorted_keys[p] == wanted, order[p], -1).astype(np.int64)
+
+
+def _spread(
+    ids: np.ndarray, by_id: dict[int, float], out: np.ndarray, *, values: bool = False
+) -> np.ndarray:
+    """``out`` with, at each sorted ``ids`` position present in ``by_id``, its value
+    (``values``) or 1.0 (membership)."""
+    if not by_id or not len(ids):
+        return out
+    keys = np.fromiter(by_id.keys(), np.int64, len(by_id))
+    p = np.minimum(np.searchsorted(ids, keys), len(ids) - 1)
+    ok = ids[p] == keys
+    out[p[ok]] = np.fromiter(by_id.values(), np.float64, len(by_id))[ok] if values else 1.0
+    return out
+
+
 class SearchEngine:
     def __init__(
         self,
@@ -84,7 +107,9 @@ class SearchEngine:
         self.clock = clock
         self._messages = index.VectorSet("message_vectors", "message_id", "vector_deletes")
         self._chunks = index.VectorSet("chunk_vectors", "chunk_id", "chunk_vector_deletes")
-        self._doc_count: tuple[int, int] | None = None  # (total_changes, count)
+        self._doc_count: tuple[bytes | None, int] | None = None  # (_data ids 1+10, count)
+        self._sources: dict[str, str] = {}  # session id -> source (immutable)
+        self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -194,7 +219,8 @@ class SearchEngine:
         qvec = None
         if dense and self.embedder is not None and query.strip():
             try:
-                qvec = self.embedder.embed_query(query)
+                # float32 like the matrix: a float64 query would upcast all n rows
+                qvec = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
             except EmbedderError as exc:
                 notes.append(f"keyword-only search: the embedder failed ({exc})")
         sides: dict[str, _Side] = {}
@@ -226,17 +252,29 @@ class SearchEngine:
         return self._finish(query, hits, mode, notes, scope)
 
     def _n_docs(self) -> int:
-        changes = self.conn.total_changes
-        if self._doc_count is None or self._doc_count[0] != changes:
+        """Rows in ``message_fts``, counted again only when the index changed.
+
+        FTS5 rewrites its averages (id 1: row and token totals) and structure
+        (id 10: carries a cookie bumped on every write) records in ``_data`` on
+        each insert or delete, so unchanged blobs mean an unchanged index;
+        ``count(*)`` itself is O(n) (~0.5 ms at 100k, 5 at 1M).
+        """
+        rows = self.conn.execute(
+            "SELECT block FROM message_fts_data WHERE id IN (1, 10) ORDER BY id"
+        ).fetchall()
+        key = b"|".join(bytes(r[0]) for r in rows) if len(rows) == 2 else None
+        if self._doc_count is None or key is None or self._doc_count[0] != key:
             n = self.conn.execute("SELECT count(*) FROM message_fts_docsize").fetchone()[0]
-            self._doc_count = (changes, int(n))
+            self._doc_count = (key, int(n))
+            self._term_docs.clear()  # document frequencies moved with it
         return self._doc_count[1]
 
     def _message_side(
         self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters
     ) -> _Side:
         where, params = scope.message_sql()
-        kept = lexical.prune_terms(self.conn, "message_fts", terms, self._n_docs())
+        n_docs = self._n_docs()  # first: it clears the stale counts
+        kept = lexical.prune_terms(self.conn, "message_fts", terms, n_docs, self._term_docs)
         rows = lexical.search_messages(self.conn, kept, where, params)
         best = max((s for _, s in rows), default=0.0)
         lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
@@ -296,53 +334,100 @@ class SearchEngine:
         if not cand:
             return []
         where, params = scope.message_sql()
-        meta = self._message_meta(cand, where, params)
-        extra = {n for r in meta.values() for n in (r[4], r[5]) if n is not None} - set(meta)
-        if extra:
-            meta.update(self._message_meta(sorted(extra), where, params))
+        meta = self._with_neighbours(self._message_meta(cand, where, params), where, params)
         ids = np.array(sorted(meta), dtype=np.int64)
-        where_in = {int(i): k for k, i in enumerate(ids)}
-        cos = np.zeros(len(ids))
+        id_list = ids.tolist()
+        n = len(id_list)
+        rows = [meta[i] for i in id_list]
+        labels: dict[str, int] = {}
+        session = np.fromiter((labels.setdefault(r[0], len(labels)) for r in rows), np.int64, n)
+        seq = np.fromiter((r[3] for r in rows), np.int64, n)
+        # Neighbours inside the set, by (session, seq ± 1). A system message
+        # or one outside the scope is not in ``meta``, so that side stays -1.
+        key = session * (1 << 32) + seq
+        order = np.argsort(key)
+        prev, nxt = _lookup(key[order], order, key - 1), _lookup(key[order], order, key + 1)
+        cos = np.zeros(n)
         if qvec is not None and len(self._messages):
             pos = self._messages.positions(ids)
             found = pos >= 0
             cos[found] = self._messages.matrix[pos[found]] @ qvec
-        has_vec = np.array([i in side.cos for i in ids.tolist()]) | (cos != 0)
+        in_pool = _spread(ids, side.cos, np.zeros(n)) > 0
+        has_vec = in_pool | (cos != 0)
         dense = np.where(has_vec, fusion.dense_norm(cos, hi, lo), 0.0)
-        lex = np.array([side.lex.get(int(i), 0.0) for i in ids])
+        lex = _spread(ids, side.lex, np.zeros(n), values=True)
         base = fusion.base_scores(lex, dense, self.params.w_lex)
-        rows = [meta[int(i)] for i in ids]
-        prev = np.array([where_in.get(r[4], -1) if r[4] is not None else -1 for r in rows])
-        nxt = np.array([where_in.get(r[5], -1) if r[5] is not None else -1 for r in rows])
-        _, session = np.unique([r[0] for r in rows], return_inverse=True)
-        score = fusion.context_scores(base, prev, nxt, session.astype(np.int64), self.params)
+        score = fusion.context_scores(base, prev, nxt, session, self.params)
         score = score / self.params.message_scale
-        automated = np.array([r[2] in fusion.AUTOMATED_SOURCES for r in rows])
+        automated = np.fromiter((r[2] in fusion.AUTOMATED_SOURCES for r in rows), bool, n)
         score = np.where(automated, score * self.params.automated_penalty, score)
-        age = (self.clock() - np.array([r[1] for r in rows], dtype=np.float64)) / DAY
-        score = score * fusion.recency_factor(age, self.params, np.ones(len(rows), dtype=bool))
-        return [(float(s), "message", int(i)) for s, i in zip(score, ids, strict=True)]
+        age = (self.clock() - np.fromiter((r[1] for r in rows), np.float64, n)) / DAY
+        score = score * fusion.recency_factor(age, self.params, np.ones(n, dtype=bool))
+        return list(zip(score.tolist(), itertools.repeat("message"), id_list, strict=False))
 
     def _message_meta(
-        self, ids: list[int], where: str, params: list[object]
+        self, ids: list[Any], where: str, params: list[object], *, pairs: bool = False
     ) -> dict[int, tuple[Any, ...]]:
-        """id -> (session, created_at, source, seq, prev id, next id), inside the scope.
+        """id -> (session, created_at, source, seq), inside the scope, system messages left out.
 
-        Neighbours are looked up by (session, seq ± 1) on the unique index —
-        a correlated "nearest non-system message" subquery cost ~10 ms per
-        search at 20k messages. A system message in between simply leaves
-        that side without a neighbour.
+        With ``pairs``, ``ids`` is a list of [session, seq] looked up on the
+        unique (session, seq) index instead.
         """
-        sql = f"""
-            SELECT m.id, m.session_id, m.created_at, s.source, m.seq,
-                   CASE WHEN p.role != 'system' THEN p.id END,
-                   CASE WHEN n.role != 'system' THEN n.id END
-            FROM messages m JOIN sessions s ON s.id = m.session_id
-            LEFT JOIN messages p ON p.session_id = m.session_id AND p.seq = m.seq - 1
-            LEFT JOIN messages n ON n.session_id = m.session_id AND n.seq = m.seq + 1
-            WHERE m.id IN (SELECT value FROM json_each(?)) AND m.role != 'system' {where}"""
-        rows = self.conn.execute(sql, (json.dumps(ids), *params)).fetchall()
-        return {int(r[0]): tuple(r[1:]) for r in rows}
+        pick = (
+            "SELECT x.id FROM json_each(?) j JOIN messages x "
+            "ON x.session_id = j.value ->> 0 AND x.seq = j.value ->> 1"
+            if pairs
+            else "SELECT value FROM json_each(?)"
+        )
+        if where:
+            sql = f"""
+                SELECT m.id, m.session_id, m.created_at, s.source, m.seq
+                FROM messages m JOIN sessions s ON s.id = m.session_id
+                WHERE m.id IN ({pick}) AND m.role != 'system' {where}"""
+            rows = self.conn.execute(sql, (json.dumps(ids), *params)).fetchall()
+            return {int(r[0]): tuple(r[1:]) for r in rows}
+        # Unscoped: no sessions join (a third of this lookup's cost); a
+        # session's source never changes once written, so it is cached.
+        sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
+                  WHERE m.id IN ({pick}) AND m.role != 'system'"""
+        rows = self.conn.execute(sql, (json.dumps(ids),)).fetchall()
+        source = self._sources
+        unknown = sorted({r[1] for r in rows} - source.keys())
+        if unknown:
+            if len(source) + len(unknown) > 200_000:  # caps memory only
+                source.clear()
+            source.update(
+                self.conn.execute(
+                    "SELECT id, source FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(unknown),),
+                ).fetchall()
+            )
+        return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3]) for r in rows}
+
+    def _with_neighbours(
+        self, meta: dict[int, tuple[Any, ...]], where: str, params: list[object]
+    ) -> dict[int, tuple[Any, ...]]:
+        """``meta`` plus each candidate's previous and next message (seq ± 1) in its session.
+
+        A session's messages are almost always appended together, so the
+        neighbours are first tried at id ± 1 (one primary-key read each);
+        only the misses (session edges, interleaved sessions) go through the
+        (session, seq) index — looking every neighbour up there cost ~1.5 ms
+        per search at 100k messages. Neighbours outside the scope or with
+        the system role are left out: they score nothing.
+        """
+        wanted = {(r[0], r[3] + d) for r in meta.values() for d in (-1, 1) if r[3] + d >= 1}
+        near = sorted({i + d for i in meta for d in (-1, 1)} - set(meta))
+        found = {
+            i: r
+            for i, r in self._message_meta(near, where, params).items()
+            if (r[0], r[3]) in wanted
+        }
+        have = {(r[0], r[3]) for r in meta.values()} | {(r[0], r[3]) for r in found.values()}
+        missing = sorted(wanted - have)
+        if missing:
+            found.update(self._message_meta([list(k) for k in missing], where, params, pairs=True))
+        return {**meta, **found}
 
     def _score_chunks(self, side: _Side, hi: float, lo: float) -> list[tuple[float, Kind, int]]:
         cand = sorted(set(side.lex) | set(side.cos))

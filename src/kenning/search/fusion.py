@@ -62,7 +62,7 @@ def top_k(score: Floats, k: int) -> Ints:
         return np.zeros(0, dtype=np.int64)
     if k >= len(score):
         return np.argsort(-score, kind="stable").astype(np.int64)
-    idx = np.argpartition(-score, k)[:k]
+    idx = np.argpartition(score, len(score) - k)[-k:]  # no negated copy of all n scores
     return idx[np.argsort(-score[idx], kind="stable")].astype(np.int64)
 
 
