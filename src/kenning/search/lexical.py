@@ -115,6 +115,16 @@ def prune_terms(
     return kept or terms
 
 
+def _ranked(
+    conn: sqlite3.Connection, sql: str, terms: list[str], params: list[object], limit: int
+) -> list[tuple[int, float]]:
+    """Run a ``MATCH ? … LIMIT ?`` query for the OR of ``terms``; (rowid, score) best first."""
+    match = fts_or_query(terms)
+    if not match:
+        return []
+    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, (match, *params, limit))]
+
+
 def search_messages(
     conn: sqlite3.Connection,
     terms: list[str],
@@ -123,9 +133,6 @@ def search_messages(
     limit: int = LEX_LIMIT,
 ) -> list[tuple[int, float]]:
     """(message id, -bm25) best first, inside the scope given as SQL over ``m``/``s``."""
-    match = fts_or_query(terms)
-    if not match:
-        return []
     if scope_sql:
         sql = f"""SELECT f.rowid, -bm25(message_fts, 1.0, {CTX_WEIGHT}) AS score
                   FROM message_fts f
@@ -140,7 +147,7 @@ def search_messages(
         sql = f"""SELECT rowid, -bm25(message_fts, 1.0, {CTX_WEIGHT}) AS score
                   FROM message_fts WHERE message_fts MATCH ?
                   ORDER BY score DESC LIMIT ?"""
-    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, (match, *scope_params, limit))]
+    return _ranked(conn, sql, terms, scope_params, limit)
 
 
 def search_chunks(
@@ -151,13 +158,10 @@ def search_chunks(
     limit: int = LEX_LIMIT,
 ) -> list[tuple[int, float]]:
     """(chunk id, -bm25) best first, inside the scope given as SQL over ``c``/``f``."""
-    match = fts_or_query(terms)
-    if not match:
-        return []
     sql = f"""SELECT x.rowid, -bm25(chunk_fts, 1.0, {CTX_WEIGHT}) AS score
               FROM chunk_fts x
               JOIN memory_chunks c ON c.id = x.rowid
               JOIN memory_files mf ON mf.path = c.path
               WHERE chunk_fts MATCH ? {scope_sql}
               ORDER BY score DESC LIMIT ?"""
-    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, (match, *scope_params, limit))]
+    return _ranked(conn, sql, terms, scope_params, limit)
