@@ -94,6 +94,10 @@ def rebuild(state: CliState) -> None:
 def _run(state: CliState, *, rebuild: bool) -> None:
     engine = state.home().search
     _, missing = engine.pending()
+    if rebuild:  # everything is embedded again, not just what is pending now
+        missing = engine.conn.execute(
+            "SELECT count(*) FROM messages WHERE role != 'system'"
+        ).fetchone()[0]
     with click.progressbar(length=max(missing, 1), label="embedding", file=sys.stderr) as bar:
         action = engine.rebuild if rebuild else engine.index_pending
         report = action(progress=bar.update)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from kenning.history import History, HistoryError
 from kenning.memory.entries import parse_entries
-from kenning.memory.store import MemoryStore, Operation, Target, WriteResult
+from kenning.memory.store import MemoryStore, Operation, Target, WriteResult, preview
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,9 @@ def revert_change(store: MemoryStore, history: History, rev: str) -> RevertOutco
             if entry in current:
                 ops.append(Operation("remove", old_text=entry))
             else:
-                notes.append(f"{target.filename}: {_short(entry)!r} was changed since; left as is")
+                notes.append(
+                    f"{target.filename}: {preview(entry, 60)!r} was changed since; left as is"
+                )
         for entry in before:
             if entry not in after and entry not in current:
                 ops.append(Operation("add", content=entry))
@@ -63,8 +65,3 @@ def _entries_at(history: History, rev: str | None, rel: str) -> list[str]:
         return []
     text = history.show(rev, rel)
     return parse_entries(text) if text else []
-
-
-def _short(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= 60 else flat[:59] + "…"

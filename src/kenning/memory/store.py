@@ -275,27 +275,27 @@ def _apply_all(
         if op.action == "add":
             assert op.content is not None
             if op.content in entries:
-                skipped.append(f"already saved: {_preview(op.content)}")
+                skipped.append(f"already saved: {preview(op.content)}")
                 continue
             entries.append(op.content)
-            changes.append(f"added: {_preview(op.content)}")
+            changes.append(f"added: {preview(op.content)}")
             continue
         assert op.old_text is not None
         index = _locate(entries, op.old_text, before)
         if op.action == "remove":
-            changes.append(f"removed: {_preview(entries[index])}")
+            changes.append(f"removed: {preview(entries[index])}")
             del entries[index]
             continue
         assert op.content is not None
         old = entries[index]
         if old == op.content:
-            skipped.append(f"unchanged: {_preview(old)}")
+            skipped.append(f"unchanged: {preview(old)}")
             continue
         if op.content in entries:  # replacing into an existing entry merges the two
             del entries[index]
         else:
             entries[index] = op.content
-        changes.append(f"replaced: {_preview(old)} → {_preview(op.content)}")
+        changes.append(f"replaced: {preview(old)} → {preview(op.content)}")
     return entries, changes, skipped
 
 
@@ -318,17 +318,17 @@ def _locate(entries: list[str], old_text: str, before: MemoryState) -> int:
     if not hits:
         raise MemoryWriteError(
             ErrorKind.NO_MATCH,
-            f"No entry contains {_preview(old_text)!r}.",
+            f"No entry contains {preview(old_text)!r}.",
             "Nothing was written. Pick old_text from the current entries below "
             "(a short substring of exactly one entry).",
             state=before,
         )
     raise MemoryWriteError(
         ErrorKind.AMBIGUOUS,
-        f"{_preview(old_text)!r} matches {len(hits)} entries.",
+        f"{preview(old_text)!r} matches {len(hits)} entries.",
         "Nothing was written. Be more specific: use a longer substring that appears in only one.",
         state=before,
-        matches=[_preview(entries[i]) for i in hits],
+        matches=[preview(entries[i]) for i in hits],
     )
 
 
@@ -345,7 +345,8 @@ def _over_budget(before: MemoryState, after: MemoryState) -> MemoryWriteError:
     )
 
 
-def _preview(text: str, width: int = 80) -> str:
+def preview(text: str, width: int = 80) -> str:
+    """One line, at most ``width`` characters, ending in … when cut."""
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
