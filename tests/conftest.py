@@ -22,6 +22,9 @@ def _hermetic_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(__import__("os").environ):
         if name.startswith("KENNING_") and "__" in name:
             monkeypatch.delenv(name)
+    # A developer's real keys and endpoints must never steer a test.
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
     return root
 
 

