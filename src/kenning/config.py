@@ -113,7 +113,9 @@ class ModelConfig:
     base_url: str = ""
     # The NAME of the environment variable holding the key ("" = the provider's usual one).
     api_key_env: str = ""
-    # Tokens the model can see; 0 = the known window for the model, else 128k.
+    # Tokens the model can see; 0 = the known window for the model, else 128k for
+    # hosted and 32k for local servers (Ollama often runs far below the model's
+    # maximum: set this to the server's num_ctx).
     context_window: int = 0
     # Reserved for the answer out of the window.
     max_output_tokens: int = 8192
@@ -135,11 +137,109 @@ class AgentConfig:
     # shell: "ask" (prompt for each command), "allowlist" (run commands whose
     # program is in shell_allow, ask for others), or "never" (refuse shell).
     shell_approval: str = "ask"
-    shell_allow: tuple[str, ...] = ("ls", "cat", "pwd", "git", "grep", "rg", "head", "tail", "wc")
+    # An entry is a program or a program plus leading words: "git status" allows
+    # that subcommand only (plain "git" would allow `git push` and `git -c …`).
+    shell_allow: tuple[str, ...] = (
+        "ls",
+        "cat",
+        "pwd",
+        "head",
+        "tail",
+        "wc",
+        "grep",
+        "rg",
+        "git status",
+        "git diff",
+        "git log",
+        "git show",
+    )
     shell_timeout_s: float = 120.0
     # Subagents: how many at once and their own iteration cap.
     subagent_max_concurrent: int = 3
     subagent_max_iterations: int = 30
+
+
+@dataclass(frozen=True)
+class ContextConfig:
+    # Tokens kept free for the model's answer; 0 = [model] max_output_tokens
+    # (never more than a quarter of the window). Usable = window - reserve.
+    reserve_tokens: int = 0
+    # Where each stage starts, as shares of the usable window. Pruning is
+    # cheap and loses nothing (the archive keeps every result), so it starts
+    # early; the flush runs once, shortly before compaction would.
+    prune_at: float = 0.30
+    placeholder_at: float = 0.50
+    flush_at: float = 0.75
+    compact_at: float = 0.80
+    # The agent is told its usage at these shares, so it can plan.
+    warn_at: float = 0.70
+    warn_high_at: float = 0.85
+    warn_critical_at: float = 0.90
+    # Prune: results longer than this are cut to head + tail from prune_at on.
+    prune_min_chars: int = 4000
+    prune_head_chars: int = 1500
+    prune_tail_chars: int = 1000
+    # The newest assistant turns (and their results) are never pruned.
+    protected_assistant_turns: int = 3
+    # Compaction keeps this share of the usable window verbatim as the tail,
+    # and at least this many messages, whatever they weigh.
+    tail_share: float = 0.20
+    tail_min_messages: int = 8
+    # The summary's target length; the summariser reads at most this much per request.
+    summary_max_tokens: int = 6000
+    summary_input_tokens: int = 60_000
+    # Identifiers the summary must carry verbatim; past this, those only the
+    # assistant or a tool call used are dropped first.
+    max_identifiers: int = 300
+    # After a failed summary, automatic compaction waits cooldown_s, then 5x as
+    # long after each further failure, up to cooldown_max_s (60 -> 300 -> 900 s).
+    cooldown_s: float = 60.0
+    cooldown_max_s: float = 900.0
+    # The silent pre-compaction turn that writes to the journal.
+    flush: bool = True
+    # Correct the token estimate by the provider's reported usage.
+    calibrate: bool = True
+
+
+@dataclass(frozen=True)
+class ReviewConfig:
+    # The background review after a final answer (Hermes' defaults): a memory
+    # review once this many user turns passed without a memory write, a skill
+    # review once this many model requests passed without a skill write; both
+    # due = one combined review. 0 turns that kind off.
+    memory_every_user_turns: int = 10
+    skills_every_iterations: int = 10
+    # The review's model; "" = the session's own model.
+    model: str = ""
+    # Small on purpose: a review reads a few skills and writes a few entries.
+    max_iterations: int = 8
+    timeout_s: float = 180.0
+    # Characters of conversation one review reads; a longer range keeps its end.
+    max_conversation_chars: int = 60_000
+
+
+@dataclass(frozen=True)
+class DreamConfig:
+    # Deep sleep promotes a candidate into MEMORY.md only past every gate:
+    # score, recalled this often, by this many distinct queries, not older
+    # than max_age_days; at most max_promotions per run.
+    min_score: float = 0.6
+    min_recalls: int = 3
+    min_distinct_queries: int = 2
+    max_age_days: int = 30
+    max_promotions: int = 10
+    # Light sleep gathers the last light_days; REM looks for themes over rem_days.
+    light_days: int = 2
+    rem_days: int = 7
+
+
+@dataclass(frozen=True)
+class CronConfig:
+    # Built-in jobs of `kenning daemon` ("" = off): forms as in `kenning cron add`.
+    dream_schedule: str = "daily 03:00"
+    curator_schedule: str = "weekly sun 04:00"
+    # The daemon re-reads the job list at least this often (seconds).
+    poll_s: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -152,6 +252,10 @@ class Config:
     skills: SkillsConfig = field(default_factory=SkillsConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     agent: AgentConfig = field(default_factory=AgentConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
+    review: ReviewConfig = field(default_factory=ReviewConfig)
+    dream: DreamConfig = field(default_factory=DreamConfig)
+    cron: CronConfig = field(default_factory=CronConfig)
     # "section.key" -> "default" | "file" | "env" | "cli"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 

@@ -108,3 +108,25 @@ def test_memory_search_returns_paths_and_lines(tmp_path: Path) -> None:
     assert top["path"].startswith("memory/") and "TLS" in top["text"]
     assert top["lines"].count("-") == 1
     assert tool({"query": ""})["success"] is False
+
+
+def test_current_sessions_compacted_messages_are_found_but_live_ones_are_not(
+    archive: Archive,
+) -> None:
+    current = fill(
+        archive,
+        "now",
+        ["the staging token is tok-7f3a9c21", "noted", "the quokka deploy window is friday"],
+    )
+    archive.mark_compacted(current, [1, 2])  # compaction took the first exchange out
+    tool = tool_for(archive, current)
+    found = tool({"query": "staging token"})
+    assert [s["session_id"] for s in found["sessions"]] == [current]
+    assert any("tok-7f3a9c21" in m["content"] for m in found["sessions"][0]["messages"])
+    live = tool({"query": "quokka deploy window"})
+    assert all(
+        "quokka" not in m["content"]
+        for s in live["sessions"]
+        for m in s["messages"]
+        if m.get("match")
+    )

@@ -181,13 +181,14 @@ class SessionSearch:
     # -- helpers ------------------------------------------------------------
 
     def _filters(self, args: dict[str, Any]) -> SearchFilters:
-        exclude = (self.current_session_id,) if self.current_session_id else ()
         source = args.get("source")
         return SearchFilters(
             sources=(str(source),) if source else (),
             since=_day(args.get("since")),
             until=_day(args.get("until")),
-            exclude_session_ids=exclude,
+            # The current session's live messages are already in the context;
+            # what compaction took out of it must stay findable.
+            exclude_live_of=self.current_session_id,
         )
 
     def _chain_root(self, session_id: str) -> str:

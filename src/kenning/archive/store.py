@@ -303,3 +303,81 @@ class Archive:
             (session_id, *seqs),
         )
         return cur.rowcount
+
+    # -- context engine ----------------------------------------------------
+
+    def update_session_meta(self, session_id: str, updates: dict[str, Any]) -> None:
+        """Merge ``updates`` into the session's meta (a compaction's new system prompt)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._merge_meta(session_id, updates)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+
+    def message_ids(self, session_id: str, seqs: Sequence[int]) -> dict[int, int]:
+        """The archive id of each message at ``seqs`` (the ids ``session_search`` takes)."""
+        if not seqs:
+            return {}
+        rows = self.conn.execute(
+            f"""SELECT seq, id FROM messages
+                WHERE session_id = ? AND seq IN ({",".join("?" * len(seqs))})""",
+            (session_id, *seqs),
+        ).fetchall()
+        return {int(seq): int(mid) for seq, mid in rows}
+
+    def append_inactive(self, session_id: str, messages: Sequence[Message]) -> list[Message]:
+        """Append messages already flagged compacted: kept and searchable, never in context.
+
+        For turns the user never sees (the pre-compaction flush); one transaction,
+        so a crash cannot leave them half-visible.
+        """
+        stored: list[Message] = []
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            for message in messages:
+                stored.append(self.append(session_id, message))
+            self.mark_compacted(session_id, [m.seq for m in stored if m.seq is not None])
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return [Message(**{**m.__dict__, "active": False, "compacted": True}) for m in stored]
+
+    def replace_with_summary(
+        self,
+        session_id: str,
+        summary: Message,
+        seqs: Sequence[int],
+        meta_updates: dict[str, Any] | None = None,
+    ) -> Message:
+        """One compaction, atomically: store ``summary``, flag ``seqs`` compacted, update meta.
+
+        Either all of it is in the archive or none of it: a resumed session
+        never sees a summary next to the messages it replaced.
+        """
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            stored = self.append(session_id, summary)
+            ordered = list(seqs)
+            for start in range(0, len(ordered), 500):  # SQLite caps bound parameters
+                self.mark_compacted(session_id, ordered[start : start + 500])
+            if meta_updates:
+                self._merge_meta(session_id, meta_updates)
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        return stored
+
+    def _merge_meta(self, session_id: str, updates: dict[str, Any]) -> None:
+        row = self.conn.execute("SELECT meta FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            raise ArchiveError(f"no session {session_id!r} in the archive")
+        meta = json.loads(row[0]) if row[0] else {}
+        meta.update(updates)
+        self.conn.execute(
+            "UPDATE sessions SET meta = ? WHERE id = ?",
+            (json.dumps(meta, ensure_ascii=False), session_id),
+        )

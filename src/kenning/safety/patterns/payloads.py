@@ -292,7 +292,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             ["']?
             (?:/|/\*|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?
               |/(?:bin|boot|dev|etc|home|lib|lib64|opt|root|sbin|srv|usr|var|Users|System)/?\*?)
-            ["']?(?=\s|$|[;&|)])
+            # the quote may close before the slash: 'rm -rf "$HOME"/', 'rm -rf "$HOME"/*'
+            (?:["']/?\*?)?(?=\s|$|[;&|)])
             # "find / -type f -delete"
           | \bfind\s+["']?(?:/|~/?|\$HOME/?)["']?\s[^\n]{0,100}?-delete\b
             # Windows: "rd /s /q C:", "Remove-Item -Recurse -Force ~"

@@ -1,0 +1,88 @@
+"""What a running turn reports, as values: rendered by `kenning chat`, streamed
+as JSON lines by `kenning run --json`, and passed to lifecycle hooks.
+
+Each event is a frozen dataclass with a ``type`` tag, so ``to_dict()`` output
+is self-describing and stable for scripts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from kenning.models.types import ToolCall, Usage
+
+EndReason = Literal["final", "max_iterations", "timeout", "interrupted", "error"]
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    session_id: str
+    text: str
+    type: str = "turn_started"
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """Streamed answer text, as it arrives."""
+
+    text: str
+    type: str = "text"
+
+
+@dataclass(frozen=True)
+class ModelReplied:
+    """One complete model response (text and/or tool calls) with its usage."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    usage: Usage
+    iteration: int
+    type: str = "model_replied"
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    call: ToolCall
+    type: str = "tool_started"
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    call: ToolCall
+    ok: bool
+    result: str  # as the model sees it (after spill)
+    seconds: float
+    type: str = "tool_finished"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know that is not part of the answer."""
+
+    text: str
+    level: Literal["info", "warning", "error"] = "info"
+    type: str = "notice"
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    reason: EndReason
+    answer: str
+    iterations: int
+    usage: Usage
+    error: str | None = None
+    type: str = "turn_ended"
+
+    @property
+    def ok(self) -> bool:
+        return self.reason == "final"
+
+
+Event = TurnStarted | TextChunk | ModelReplied | ToolStarted | ToolFinished | Notice | TurnEnded
+
+
+def to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict; tool calls and usage become plain objects."""
+    return dataclasses.asdict(event)

@@ -1,0 +1,89 @@
+"""Composition root: a ready ``AgentSession`` from a home and a model string.
+
+`kenning chat`, `kenning run`, the benchmarks and tests that want the real
+thing all build sessions here, so the tools, the skills index and the model
+are wired the same way everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from kenning.agent.delegate import delegate_tool
+from kenning.agent.loop import AgentSession, AgentSettings, Approver
+from kenning.agent.system_prompt import SkillsBlock
+from kenning.archive.store import Source
+from kenning.context.engine import ContextEngine
+from kenning.home import Home
+from kenning.learning.background import install_review
+from kenning.models.registry import resolve_model
+from kenning.models.types import Model
+from kenning.skills.agent_tools import index_block, skill_tools
+from kenning.tools.registry import ToolRegistry, default_registry
+
+
+def build_tools(home: Home) -> ToolRegistry:
+    """Every built-in tool for one session: files, shell, memory, archive, skills, delegation."""
+    registry = default_registry(home)
+    for tool in skill_tools(home):
+        registry.register(tool)
+    registry.register(delegate_tool())
+    return registry
+
+
+def skills_block(home: Home) -> SkillsBlock:
+    """The skills index for a new session's prompt, ranked by the session's task."""
+
+    def block(task: str | None) -> str:
+        return index_block(home, task)
+
+    return block
+
+
+def open_session(
+    home: Home,
+    *,
+    model: Model | str | None = None,
+    source: Source = "cli",
+    cwd: Path | None = None,
+    resume: str | None = None,
+    continue_last: bool = False,
+    approve: Approver | None = None,
+    task: str | None = None,
+    settings: AgentSettings | None = None,
+) -> AgentSession:
+    """A new session, or ``resume`` / the latest of ``source`` (``continue_last``).
+
+    ``model`` may be a ``Model`` (tests), a model string, or None for
+    ``[model] default`` — which raises ``ModelNotConfigured`` with the how-to.
+    """
+    chosen = (
+        model
+        if model is not None and not isinstance(model, str)
+        else resolve_model(model, home.config.model, config_path=home.layout.config_file)
+    )
+    where = (cwd or Path.cwd()).resolve()
+    tools = build_tools(home)
+    run_settings = settings or AgentSettings.from_home(home)
+    run_settings = replace(run_settings, source=source)
+    if continue_last and resume is None:
+        latest = home.archive.sessions(limit=1, sources=[source])
+        resume = latest[0].id if latest else None
+    if resume is not None:
+        session = AgentSession.resume(
+            home, chosen, tools, resume, cwd=where, settings=run_settings, approve=approve
+        )
+    else:
+        session = AgentSession.start(
+            home,
+            chosen,
+            tools,
+            cwd=where,
+            settings=run_settings,
+            task=task,
+            skills_block=skills_block(home),
+            approve=approve,
+        )
+    install_review(session)  # the background review, on turn_end (kenning.learning)
+    return ContextEngine.from_home(home).attach(session)  # prune, flush, compact

@@ -1,0 +1,133 @@
+"""``kenning mcp``: serve this home over MCP (stdio or HTTP), and print host configuration."""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import os
+import sys
+
+import click
+
+from kenning.cli.context import CliState
+
+DEFAULT_PORT = 8765
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _say(text: str) -> None:
+    # stdout is the protocol under stdio; everything human goes to stderr.
+    click.echo(text, err=True)
+
+
+@click.group("mcp", invoke_without_command=True)
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP: the address to bind.")
+@click.option(
+    "--port",
+    default=DEFAULT_PORT,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="HTTP: the port (0 picks a free one).",
+)
+@click.option(
+    "--allow-remote",
+    is_flag=True,
+    help="HTTP: allow binding a non-loopback address (no authentication: anyone who can "
+    "reach it can read and change the memory).",
+)
+@click.option("--read-only", is_flag=True, help="Serve search and views; refuse every write.")
+@click.pass_context
+def mcp(
+    ctx: click.Context,
+    use_http: bool,
+    host: str,
+    port: int,
+    allow_remote: bool,
+    read_only: bool,
+) -> None:
+    """Serve this home's memory, archive, journal and skills to agent hosts over MCP.
+
+    With no options it speaks MCP on stdin/stdout: what Claude Code, Cursor
+    and other desktop hosts launch (`kenning mcp config <host>` prints how to
+    register it). Logs go to stderr. Everything a client does is recorded in
+    the archive as a session of source `mcp`, except with --read-only, which
+    writes nothing at all.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    state = ctx.find_object(CliState)
+    assert state is not None
+    home = state.home()
+
+    import anyio
+
+    from kenning.mcp.server import bind, serve_http, serve_stdio
+    from kenning.mcp.service import KenningService
+
+    mode = "read-only" if read_only else "read-write"
+    if not use_http:
+        if sys.stdin.isatty():
+            _say(
+                "kenning mcp speaks MCP on stdin/stdout and is meant to be started by an agent "
+                "host; `kenning mcp config claude-code|cursor|codex|json` shows how. "
+                "Ctrl-C stops it."
+            )
+        _say(f"kenning mcp: serving {home.root} over stdio ({mode})")
+        service = KenningService(
+            home, read_only=read_only, transport="stdio", workspace=os.getcwd()
+        )
+        anyio.run(serve_stdio, service)
+        return
+    if not _is_loopback(host):
+        if not allow_remote:
+            raise click.UsageError(
+                f"--host {host} would expose this home's memory to the network without "
+                "authentication. Pass --allow-remote if that is what you want."
+            )
+        _say(
+            f"warning: serving Kenning's memory on {host} without authentication: anyone who "
+            "can reach this address can read it"
+            + ("." if read_only else " and change it (consider --read-only).")
+        )
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from exc
+    _say(f"kenning mcp: serving {home.root} ({mode})")
+    service = KenningService(home, read_only=read_only, transport="http")
+    with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
+        anyio.run(serve_http, service, sock)
+
+
+@mcp.command("config")
+@click.argument("host", type=click.Choice(["claude-code", "cursor", "codex", "json"]))
+@click.option("--read-only", is_flag=True, help="Register the server in read-only mode.")
+@click.pass_context
+def config_command(ctx: click.Context, host: str, read_only: bool) -> None:
+    """Print the command or snippet that registers this home's server with HOST.
+
+    The printed launch line carries this command's home selection (--profile,
+    --set, KENNING_HOME and KENNING_<SECTION>__<KEY> settings) and the absolute
+    path of this kenning, so the host starts the same home from any directory.
+    """
+    from kenning.mcp import hosts
+
+    state = ctx.find_object(CliState)
+    assert state is not None
+    parent = ctx.parent.params if ctx.parent is not None else {}
+    spec = hosts.launch(
+        profile=state.profile,
+        assignments=state.assignments,
+        read_only=read_only or bool(parent.get("read_only")),
+    )
+    click.echo(hosts.snippet(host, spec))
+    _say(hosts.WHERE[host])

@@ -1,0 +1,57 @@
+"""Read-only views of the home for ``kenning mcp --read-only``.
+
+The server refuses writing tool calls before any handler runs; these views
+make sure nothing *reachable* from the reading tools writes either:
+
+- :class:`ReadOnlyArchive` opens ``state.db`` with SQLite's read-only mode, so
+  any write through it (recording a session, syncing the search index,
+  storing recalls or embeddings) fails inside SQLite instead of landing. The
+  search engine treats a failed index sync as a note ("the index could not
+  be updated"), so searches still answer from the index as it is.
+- :class:`ReadOnlySkillLibrary` loads skills without counting a use (which
+  would write ``.usage.json`` and could reactivate a stale skill), and its
+  one write path, ``apply``, refuses.
+
+Hot memory, the journal and ``memory_get`` are plain file reads here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from kenning.archive.db import connect, fork_generation
+from kenning.archive.store import Archive
+from kenning.skills.changes import Change
+from kenning.skills.errors import ErrorKind, SkillError
+from kenning.skills.guards import USER, Writer
+from kenning.skills.library import ChangeResult, SkillLibrary, SkillView
+
+READ_ONLY_NEXT_STEP = (
+    "Do not retry: this server cannot write. Put what is worth keeping in your answer, or ask "
+    "the user to connect Kenning without --read-only."
+)
+
+
+class ReadOnlyArchive(Archive):
+    """An archive whose connection SQLite opened read-only (raises ArchiveError if no db yet)."""
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None or self._generation != fork_generation():
+            self._conn = connect(self.path, readonly=True)
+            self._generation = fork_generation()
+        return self._conn
+
+
+class ReadOnlySkillLibrary(SkillLibrary):
+    def view(
+        self, name: str, file: str | None = None, *, session_id: str | None = None, use: bool = True
+    ) -> SkillView:
+        return super().view(name, file, session_id=session_id, use=False)
+
+    def apply(self, change: Change, by: Writer = USER, *, reason: str = "") -> ChangeResult:
+        raise SkillError(
+            ErrorKind.INVALID,
+            f"Skill '{change.name}' was not changed: this Kenning server is read-only.",
+            READ_ONLY_NEXT_STEP,
+        )

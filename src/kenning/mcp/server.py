@@ -1,0 +1,238 @@
+"""The MCP protocol face of ``KenningService``, and the stdio and streamable-HTTP transports.
+
+Built on the SDK's low-level ``Server`` with one handler per request type
+rather than on ``MCPServer``'s decorators: ``MCPServer`` derives each tool's
+schema from a Python signature and validates arguments with pydantic before
+the tool runs, so a wrong argument would come back as a pydantic message,
+unrecorded, and the schemas would differ from the ones Kenning's agent gets
+(pydantic writes optional arguments as ``anyOf``, which some hosts reject).
+Here the schemas are Kenning's, and every call reaches the service, which
+answers mistakes in the house style and records them.
+
+Tool work is synchronous (files, git, SQLite) and runs in a worker thread, so
+a slow commit never stalls the event loop that answers pings and lists.
+Logs go to stderr only: over stdio, stdout is the protocol.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel.server import Server
+from mcp.shared.exceptions import MCPError
+
+from kenning import __version__
+from kenning.mcp.recorder import Peer
+from kenning.mcp.service import KenningService
+
+SNAPSHOT_URI = "kenning://memory/snapshot"
+SKILLS_URI = "kenning://skills/index"
+GUIDE_PROMPT = "kenning-memory-guide"
+HTTP_PATH = "/mcp"
+
+Ctx = ServerRequestContext[Any, Any]
+
+
+def peer_of(ctx: Ctx) -> Peer:
+    """The calling connection: its MCP session id over HTTP ("" otherwise) and client info."""
+    key = ""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is not None:
+        key = str(headers.get("mcp-session-id") or "")
+    client = ctx.session.client_params
+    info = client.client_info if client is not None else None
+    return Peer(key, info.name if info else None, info.version if info else None)
+
+
+def build_server(service: KenningService) -> Server[Any]:
+    """A low-level MCP server whose handlers all go through ``service``."""
+
+    async def list_tools(ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        tools = [
+            types.Tool(
+                name=tool.name,
+                title=tool.title,
+                description=tool.describe(read_only=service.read_only),
+                input_schema=dict(tool.parameters),
+                annotations=types.ToolAnnotations(
+                    title=tool.title,
+                    read_only_hint=tool.read_only_hint or service.read_only,
+                    destructive_hint=tool.destructive_hint and not service.read_only,
+                    idempotent_hint=tool.read_only_hint,
+                    open_world_hint=False,
+                ),
+            )
+            for tool in service.tools()
+        ]
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> Any:
+        peer = peer_of(ctx)
+        outcome = await anyio.to_thread.run_sync(service.call, params.name, params.arguments, peer)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=outcome.text)],
+            structured_content=outcome.result,
+            is_error=not outcome.ok,
+        )
+
+    async def list_resources(ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        return types.ListResourcesResult(
+            resources=[
+                types.Resource(
+                    uri=SNAPSHOT_URI,
+                    name="memory-snapshot",
+                    title="Kenning hot memory",
+                    description="The user's durable facts and preferences (MEMORY.md and USER.md) "
+                    "as the block a Kenning session starts with; rendered when read. Pin it "
+                    "into context at the start of a session.",
+                    mime_type="text/plain",
+                ),
+                types.Resource(
+                    uri=SKILLS_URI,
+                    name="skills-index",
+                    title="Kenning skills index",
+                    description="The user's saved procedures: name and when to use each, as the "
+                    "block a Kenning session starts with. Load one with skill_view.",
+                    mime_type="text/plain",
+                ),
+            ]
+        )
+
+    async def read_resource(ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
+        readers: dict[str, Callable[[], str]] = {
+            SNAPSHOT_URI: service.snapshot,
+            SKILLS_URI: service.skills_index,
+        }
+        reader = readers.get(str(params.uri))
+        if reader is None:
+            raise MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown resource {params.uri}; Kenning serves {SNAPSHOT_URI} and {SKILLS_URI}.",
+            )
+        text = await anyio.to_thread.run_sync(reader)
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=params.uri, text=text, mime_type="text/plain")]
+        )
+
+    async def list_prompts(ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        return types.ListPromptsResult(
+            prompts=[
+                types.Prompt(
+                    name=GUIDE_PROMPT,
+                    title="How to use Kenning's memory",
+                    description="How to use the memory layers — what goes to memory, what to "
+                    "search for, when to write a skill — followed by the current hot memory "
+                    "and skills index.",
+                    arguments=[],
+                )
+            ]
+        )
+
+    async def get_prompt(ctx: Ctx, params: types.GetPromptRequestParams) -> Any:
+        if params.name != GUIDE_PROMPT:
+            raise MCPError(
+                types.INVALID_PARAMS, f"Unknown prompt {params.name!r}; use {GUIDE_PROMPT!r}."
+            )
+        text = await anyio.to_thread.run_sync(service.guide)
+        return types.GetPromptResult(
+            description="How to use Kenning's memory, and what it holds now.",
+            messages=[
+                types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+            ],
+        )
+
+    return Server(
+        "kenning",
+        version=__version__,
+        title="Kenning memory",
+        instructions=service.instructions(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+async def serve_stdio(service: KenningService) -> None:
+    """Serve one client over stdin/stdout until it closes them, or SIGTERM/SIGINT."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(service)
+    signalled = anyio.Event()
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(_stop_on_signal, group.cancel_scope, signalled)
+            async with stdio_server() as (read, write):
+                await server.run(read, write, server.create_initialization_options())
+            group.cancel_scope.cancel()  # stdin closed: the host is done with us
+    finally:
+        service.close("server stopped" if signalled.is_set() else "client disconnected")
+
+
+async def _stop_on_signal(scope: anyio.CancelScope, signalled: anyio.Event) -> None:
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+        async for _ in signals:
+            signalled.set()
+            scope.cancel()
+            return
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket (port 0 picks a free one), so the real port can be announced."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+async def serve_http(
+    service: KenningService,
+    sock: socket.socket,
+    *,
+    announce: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> None:
+    """Serve streamable HTTP at ``/mcp`` on ``sock`` until SIGINT/SIGTERM.
+
+    On a loopback address the SDK checks Host and Origin headers (DNS
+    rebinding protection); elsewhere it cannot know the valid names.
+    """
+    import uvicorn
+
+    host, port = sock.getsockname()[:2]
+    server = build_server(service)
+    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"kenning mcp: serving streamable HTTP at http://{shown}:{port}{HTTP_PATH}")
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for
+    # the previous handler; the default one would kill the process before the
+    # archive sessions are ended, so the previous handler becomes an exception.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
+    try:
+        await uvicorn.Server(config).serve(sockets=[sock])
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+        sock.close()
+        service.close()
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

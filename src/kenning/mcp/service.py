@@ -1,0 +1,388 @@
+"""The MCP server's core, free of protocol: a tool call in, a result written for the model out.
+
+``KenningService`` serves one home to any number of MCP clients. It reuses
+the tools Kenning's own agent gets (``MemoryTool``, ``SessionSearch``,
+``MemorySearch``, ``MemoryGet``, the skill tools) so budgets, matching rules
+and the threat scan are the same everywhere; it adds what only an MCP server
+needs: per-client state, recording in the archive, read-only refusals, and a
+boundary no exception crosses.
+
+Invariants:
+- ``call`` never raises. Bad arguments are checked against the tool's schema
+  (the runtime's own checker) and answered with what the tool expects; a
+  refusal says why and what to do next; an unexpected exception becomes an
+  ``internal`` result and a traceback on stderr, and the server goes on.
+- In read-only mode a call that would write is refused before any handler
+  runs, and the handlers that do run see read-only views (``readonly.py``).
+- Calls run one at a time (a lock), so the archive connection, the search
+  engine and the per-client counters are never used by two threads at once.
+  Other processes writing the same home are handled by the stores' own
+  file locks and SQLite's, exactly as for two ``kenning chat`` sessions.
+- MCP has no turns; the failure counters that stop retry loops
+  (memory, skill_manage) start a new "turn" after a pause of ``TURN_GAP_S``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from kenning.archive.memory_get import MemoryGet
+from kenning.archive.memory_search import MemorySearch
+from kenning.archive.session_search import SessionSearch
+from kenning.archive.store import Archive
+from kenning.embed import from_config
+from kenning.home import Home
+from kenning.journal import JournalError
+from kenning.mcp.catalog import BY_NAME, TOOLS, ToolDef
+from kenning.mcp.readonly import READ_ONLY_NEXT_STEP, ReadOnlyArchive, ReadOnlySkillLibrary
+from kenning.mcp.recorder import Peer, Recorder
+from kenning.memory.tool import MemoryTool
+from kenning.safety import threats
+from kenning.search.chunks import memory_files
+from kenning.search.engine import SearchEngine
+from kenning.skills import tool as skills_tool
+from kenning.skills.index import build_index
+from kenning.skills.library import SkillLibrary
+from kenning.skills.tool import SkillManageTool, SkillViewTool
+from kenning.tools.schema import describe_parameters, validate
+
+log = logging.getLogger(__name__)
+
+TURN_GAP_S = 120.0
+SKILL_LIST_DEFAULT = 50
+SKILL_LIST_MAX = 500
+DESCRIPTION_CHARS = 240  # per skill in skill_list, as in the index; skill_view has the rest
+
+Result = dict[str, Any]
+
+
+def render(result: Mapping[str, Any]) -> str:
+    """The text a host model reads for a result."""
+    return json.dumps(result, ensure_ascii=False, default=str)
+
+
+def prompt_text(name: str) -> str:
+    return resources.files("kenning").joinpath(f"prompts/{name}").read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    result: Result
+    text: str
+
+    @property
+    def ok(self) -> bool:
+        return self.result.get("success") is not False
+
+
+@dataclass
+class _Client:
+    """One connection's state: its archive session and the tools that count its failures."""
+
+    peer: Peer
+    session_id: str | None  # None when not recorded (read-only, or the archive refused)
+    label: str  # provenance in commit messages and the skills read log
+    memory: MemoryTool
+    view: SkillViewTool
+    manage: SkillManageTool
+    last_call: float = field(default=float("-inf"))
+
+
+class KenningService:
+    def __init__(
+        self,
+        home: Home,
+        *,
+        read_only: bool = False,
+        transport: str = "stdio",
+        workspace: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.home = home
+        self.read_only = read_only
+        self.clock = clock
+        self._lock = threading.Lock()
+        self.archive: Archive
+        self.skills: SkillLibrary
+        if read_only:
+            self.archive = ReadOnlyArchive(home.layout.state_db)
+            self.skills = ReadOnlySkillLibrary.for_home(home)
+        else:
+            self.archive = home.archive
+            self.skills = SkillLibrary.for_home(home)
+        self.recorder = Recorder(
+            None if read_only else self.archive, transport=transport, workspace=workspace
+        )
+        self._engine: SearchEngine | None = None
+        self._clients: dict[str, _Client] = {}
+        self._handlers: dict[str, Callable[[Result, _Client], Result]] = {
+            "memory": self._memory,
+            "memory_search": self._memory_search,
+            "memory_get": self._memory_get,
+            "session_search": self._session_search,
+            "journal_append": self._journal_append,
+            "skill_list": self._skill_list,
+            "skill_view": lambda args, client: client.view(args),
+            "skill_manage": lambda args, client: client.manage(args),
+        }
+
+    # -- what is offered -----------------------------------------------------
+
+    def tools(self) -> tuple[ToolDef, ...]:
+        return TOOLS
+
+    def snapshot(self) -> str:
+        """The hot-memory block a Kenning session starts with, rendered now."""
+        with self._lock:
+            return self.home.snapshot().render()
+
+    def skills_index(self) -> str:
+        """The skills block a Kenning session starts with, naming this server's tools."""
+        with self._lock:
+            index = build_index(self.skills)
+        if index.text:
+            # The block is written for Kenning's agent, whose search tool has another name.
+            return index.text.replace("skills_search(query)", "skill_list(query=...)")
+        if index.total:  # a budget too small for even one line
+            return (
+                f"## Skills\n{index.total:,} skills are saved: find one with "
+                "skill_list(query=...) and load it with skill_view(name).\n"
+            )
+        return (
+            "## Skills\nNo skills are saved yet. When a task needs a non-trivial method "
+            "worth repeating, save it with skill_manage (action create).\n"
+        )
+
+    def guide(self) -> str:
+        """The memory guide, then what is known now (for hosts that pin prompts, not resources)."""
+        return (
+            f"{prompt_text('mcp_memory_guide.md').strip()}\n\n"
+            f"## What Kenning holds now\n\n{self.snapshot().strip()}\n\n"
+            f"{self.skills_index().strip()}\n"
+        )
+
+    @staticmethod
+    def instructions() -> str:
+        return prompt_text("mcp_instructions.md").strip()
+
+    # -- calls ---------------------------------------------------------------
+
+    def call(self, name: str, args: Mapping[str, Any] | None, peer: Peer) -> Outcome:
+        """Run one tool call for ``peer``: recorded, checked, contained. Never raises."""
+        raw = dict(args or {})
+        with self._lock:
+            client = self._client(peer)
+            call_id = f"mcp_{secrets.token_hex(6)}"
+            self.recorder.call(client.session_id, peer, call_id, name, raw)
+            result = self._run(name, raw, client)
+            tool = BY_NAME.get(name)
+            read = tool is not None and not tool.writes(raw)
+            self.recorder.result(client.session_id, call_id, name, result, read=read)
+        return Outcome(result, render(result))
+
+    def close(self, reason: str = "server stopped") -> None:
+        """End the archive sessions (``reason`` is stored with them) and close the database."""
+        with self._lock:
+            self.recorder.close(reason)
+            self.archive.close()
+            self._engine = None
+
+    def _run(self, name: str, raw: Result, client: _Client) -> Result:
+        tool = BY_NAME.get(name)
+        if tool is None:
+            return {
+                "success": False,
+                "error": "unknown_tool",
+                "message": f"Kenning has no tool named {name!r}.",
+                "next_step": f"Use one of: {', '.join(t.name for t in TOOLS)}.",
+            }
+        args, problems = validate(raw, tool.parameters)
+        if problems:
+            return {
+                "success": False,
+                "error": "invalid_arguments",
+                "message": f"Invalid arguments for {name}: {'; '.join(problems)}.",
+                "next_step": f"Call {name} again with these arguments:\n"
+                f"{describe_parameters(tool.parameters)}",
+            }
+        if self.read_only and tool.writes(args):
+            return {
+                "success": False,
+                "error": "read_only",
+                "done": True,
+                "message": f"{name} was refused: this Kenning server is read-only (started with "
+                "--read-only). Nothing was written.",
+                "next_step": READ_ONLY_NEXT_STEP,
+            }
+        now = self.clock()
+        if now - client.last_call > TURN_GAP_S:
+            client.memory.begin_turn()
+            client.manage.begin_turn()
+        client.last_call = now
+        try:
+            return self._handlers[name](args, client)
+        except Exception as exc:
+            log.exception("MCP tool %s failed", name)
+            return {
+                "success": False,
+                "error": "internal",
+                "message": f"{name} failed inside Kenning ({type(exc).__name__}: {exc}). "
+                "Its effect, if any, is unknown.",
+                "next_step": "Check the current state (e.g. memory show) before retrying once; "
+                "if it fails again, carry on without it and tell the user.",
+            }
+
+    def _client(self, peer: Peer) -> _Client:
+        client = self._clients.get(peer.key)
+        if client is None:
+            sid = self.recorder.session_for(peer)
+            label = sid or f"mcp-{secrets.token_hex(4)}"
+            via = f"via MCP ({peer.label()}), session {label}"
+            client = _Client(
+                peer,
+                sid,
+                label,
+                MemoryTool(self.home.memory, reason=f"memory tool {via}"),
+                SkillViewTool(self.skills, label),
+                SkillManageTool(self.skills, label, reason=f"skill_manage {via}"),
+            )
+            self._clients[peer.key] = client
+        return client
+
+    def _search_engine(self) -> SearchEngine:
+        if self._engine is None:
+            if self.read_only:
+                # No embedding cache here: it lives in state.db and would be written.
+                self._engine = SearchEngine(
+                    self.archive,
+                    from_config(self.home.config.embedding),
+                    self.home.config.search,
+                    layout=self.home.layout,
+                    record_recalls=False,
+                )
+            else:
+                self._engine = self.home.search
+        return self._engine
+
+    # -- handlers ------------------------------------------------------------
+
+    def _memory(self, args: Result, client: _Client) -> Result:
+        return client.memory(args)
+
+    def _no_archive(self) -> Result | None:
+        if self.home.layout.state_db.exists():
+            return None
+        return {
+            "success": True,
+            "message": "This Kenning home has no archive or search index yet: nothing has been "
+            "recorded or indexed.",
+            "next_step": "Use memory (action show) or memory_get for the memory files.",
+        }
+
+    def _memory_search(self, args: Result, client: _Client) -> Result:
+        if self.read_only and (empty := self._no_archive()):
+            return {**empty, "passages": []}
+        return MemorySearch(self._search_engine)(args)
+
+    def _session_search(self, args: Result, client: _Client) -> Result:
+        if self.read_only and (empty := self._no_archive()):
+            return {**empty, "sessions": []}
+        tool = SessionSearch(
+            self.archive, self._search_engine, current_session_id=client.session_id
+        )
+        return tool(args)
+
+    def _memory_get(self, args: Result, client: _Client) -> Result:
+        # Built per call: the configured extra paths may gain files at any time.
+        layout, extra = self.home.layout, self.home.config.search.extra_paths
+        paths: list[Path] = [path for path, _ in memory_files(layout, extra).values()]
+        return MemoryGet(layout, extra_paths=paths)(args)
+
+    def _journal_append(self, args: Result, client: _Client) -> Result:
+        why = str(args.get("reason") or "").strip()
+        reason = why or f"journal_append via MCP ({client.peer.label()}), session {client.label}"
+        try:
+            done = self.home.journal.append(str(args["text"]), source="mcp", reason=reason)
+        except JournalError as exc:
+            return {
+                "success": False,
+                "error": "refused",
+                "message": str(exc),
+                "next_step": "Nothing was written. Change what the message names and call "
+                "journal_append again, or skip the note.",
+            }
+        where = done.path.relative_to(self.home.layout.root)
+        return {
+            "success": True,
+            "done": True,
+            "message": f"Appended to {where} under '{done.heading.lstrip('# ')}'. Kenning's agent "
+            "sees it today and tomorrow; memory_search finds it later. Done — do not repeat it.",
+            "path": str(where),
+        }
+
+    def _skill_list(self, args: Result, client: _Client) -> Result:
+        limit = min(max(int(args.get("limit") or SKILL_LIST_DEFAULT), 1), SKILL_LIST_MAX)
+        query = str(args.get("query") or "").strip()
+        if query:
+            hits = skills_tool.search(self.skills, query, limit=limit)
+            for hit in hits:
+                hit["description"] = _shown(str(hit["description"]))
+            if not hits:
+                return {
+                    "success": True,
+                    "skills": [],
+                    "message": "No skill matches these words.",
+                    "next_step": "Try other words, or work the task out and save the method with "
+                    "skill_manage if it will recur.",
+                }
+            return {
+                "success": True,
+                "query": query,
+                "skills": hits,
+                "next_step": "Load one with skill_view(name) if it fits the task.",
+            }
+        listed: list[Result] = []
+        for info in self.skills.list_skills():
+            if info.meta is None:
+                listed.append({"name": info.name, "problem": f"SKILL.md unreadable: {info.error}"})
+                continue
+            listed.append(
+                {
+                    "name": info.name,
+                    "description": _shown(info.description),
+                    "tags": list(info.tags),
+                    "status": info.status,
+                }
+            )
+        if not listed:
+            return {
+                "success": True,
+                "skills": [],
+                "message": "No skills are saved yet.",
+                "next_step": "When a task needs a non-trivial method worth repeating, save it "
+                "with skill_manage (action create).",
+            }
+        result: Result = {"success": True, "total": len(listed), "skills": listed[:limit]}
+        if len(listed) > limit:
+            result["omitted"] = len(listed) - limit
+            result["next_step"] = "Pass query (words describing the task) to see the best matches."
+        else:
+            result["next_step"] = "Load one whose description fits the task with skill_view(name)."
+        return result
+
+
+def _shown(description: str) -> str:
+    """A description as the index shows it: one line, capped, and scanned."""
+    text = " ".join(description.split())
+    if len(text) > DESCRIPTION_CHARS:
+        text = text[: DESCRIPTION_CHARS - 1].rstrip() + "…"
+    return threats.neutralise(text, "script")

@@ -1,0 +1,377 @@
+"""HTTP plumbing shared by the model adapters: sending, SSE, error classification.
+
+Every failure an adapter can meet leaves this module as a ``ModelError`` whose
+``kind`` tells the loop what to do and whose text tells a person what to fix:
+
+- the HTTP status decides first (429 rate limit, 5xx/529 server, 401/403 auth,
+  404 not found, 413 too large, other 4xx bad request);
+- a 400 whose body reads like a context overflow (OpenAI, Anthropic, vLLM,
+  llama.cpp, Ollama, LM Studio, OpenRouter, Groq, Gemini, xAI wording) becomes
+  ``context_overflow`` so the context engine can compact and try again;
+- transport failures map to ``timeout`` or ``connection``.
+
+``retry-after`` (seconds, HTTP date, or OpenAI's ``retry-after-ms``) is parsed
+into ``ModelError.retry_after``; the retry policy decides whether to honour it.
+Nothing here retries or sleeps.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from kenning.models.errors import ErrorKind, ModelError
+
+# Wording real servers use when the prompt does not fit. Collected from each
+# provider's actual error bodies; matched case-insensitively on 400/413 bodies
+# and on errors that arrive inside a stream.
+_OVERFLOW = re.compile(
+    "|".join(
+        (
+            r"context_length_exceeded",  # OpenAI error code, also DeepSeek / Groq
+            r"maximum context length",  # OpenAI, vLLM, DeepSeek, OpenRouter
+            r"exceeds the context window",  # OpenAI (newer wording)
+            r"prompt is too long",  # Anthropic: "prompt is too long: N tokens > M maximum"
+            r"exceed_context_size_error",  # llama.cpp server error type (also via Ollama)
+            r"exceeds the available context size",  # llama.cpp server / Ollama >= 0.12
+            r"context size has been exceeded",  # llama.cpp (older), LM Studio MLX
+            r"input exceeds (the )?(maximum )?context length",  # Ollama runner
+            r"input length exceeds the context length",  # Ollama
+            r"when context the overflows",  # LM Studio: "Trying to keep the first N tokens ..."
+            r"greater than the context length",  # LM Studio
+            r"reduce the length of the messages",  # Groq and older OpenAI wording
+            r"input token count.*exceeds the maximum",  # Gemini OpenAI-compatible endpoint
+            r"maximum prompt length is \d+",  # xAI
+            r"context[_ ]window[_ ]exceeded",
+            r"request_too_large",  # Anthropic 413 type
+        )
+    ),
+    re.IGNORECASE,
+)
+
+# Statuses whose meaning wins over any wording in the body.
+_NOT_OVERFLOW = frozenset({401, 402, 403, 404, 408, 429})
+
+# A retry-after longer than a day is a parsing accident, not advice.
+_MAX_SANE_RETRY_AFTER = 86_400.0
+
+
+def is_context_overflow(text: str) -> bool:
+    """True when an error text says the prompt does not fit the model's window."""
+    return bool(_OVERFLOW.search(text))
+
+
+def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
+    """Seconds to wait as the server asked, or None when it did not say.
+
+    Accepts ``retry-after-ms`` (OpenAI), ``retry-after`` as seconds (fractions
+    allowed) or as an HTTP date. Negative or absurd values are ignored.
+    """
+    lowered = {k.lower(): v for k, v in headers.items()}
+    raw_ms = lowered.get("retry-after-ms")
+    if raw_ms:
+        try:
+            value = float(raw_ms) / 1000.0
+        except ValueError:
+            value = -1.0
+        if 0 <= value <= _MAX_SANE_RETRY_AFTER:
+            return value
+    raw = (lowered.get("retry-after") or "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(raw)
+        except (TypeError, ValueError, IndexError):
+            return None
+        value = when.timestamp() - (time.time() if now is None else now)
+        value = max(0.0, value)  # a date in the past means "now"
+    if not 0 <= value <= _MAX_SANE_RETRY_AFTER:
+        return None
+    return value
+
+
+@dataclass(frozen=True)
+class ErrorDetail:
+    """What a provider's error body says, whatever its shape."""
+
+    message: str
+    type: str = ""
+    code: str = ""
+
+
+def error_detail(body: str | bytes) -> ErrorDetail:
+    """Pull message/type/code out of the error shapes providers use.
+
+    OpenAI and most compatibles: ``{"error": {"message", "type", "code"}}``;
+    Anthropic: ``{"type": "error", "error": {"type", "message"}}``; Ollama:
+    ``{"error": "text"}`` (sometimes a JSON document inside the string).
+    Anything else is returned as (trimmed) raw text.
+    """
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        return ErrorDetail(message=_trim(text.strip()) or "(empty body)")
+    return _detail_from(data, text)
+
+
+def _detail_from(data: Any, raw: str) -> ErrorDetail:
+    if isinstance(data, dict):
+        err = data.get("error", data)
+        if isinstance(err, str):
+            inner = err.strip()
+            if inner.startswith("{"):  # Ollama wraps llama.cpp's JSON error as a string
+                try:
+                    return _detail_from(json.loads(inner), inner)
+                except ValueError:
+                    pass
+            return ErrorDetail(message=_trim(inner))
+        if isinstance(err, dict):
+            message = err.get("message") or data.get("message") or ""
+            code = err.get("code")
+            return ErrorDetail(
+                message=_trim(str(message)) if message else _trim(raw),
+                type=str(err.get("type") or ""),
+                code="" if code is None else str(code),
+            )
+    return ErrorDetail(message=_trim(raw))
+
+
+def _trim(text: str, limit: int = 600) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def classify_status(
+    status: int,
+    body: str | bytes,
+    headers: Mapping[str, str] | None = None,
+    *,
+    provider: str,
+    key_env: str | None = None,
+    model: str = "",
+    url: str = "",
+) -> ModelError:
+    """Turn a non-2xx response into a ``ModelError`` with a message a person can act on."""
+    detail = error_detail(body)
+    retry_after = parse_retry_after(headers or {})
+    said = detail.message
+    everything = f"{detail.message} {detail.type} {detail.code}"
+    kind: ErrorKind
+    if status == 429:
+        if detail.code == "insufficient_quota":
+            # OpenAI answers 429 for an empty account; waiting will not refill it.
+            kind, hint = "auth", "the account is out of credit; check billing"
+        else:
+            kind, hint = "rate_limit", "rate limited"
+    elif status == 413 or (status not in _NOT_OVERFLOW and is_context_overflow(everything)):
+        # Checked before 5xx: some local servers answer an overflow with a 500,
+        # and retrying the same prompt cannot help.
+        kind, hint = "context_overflow", "the prompt does not fit the model's context window"
+    elif status >= 500 or status == 408:
+        kind = "timeout" if status == 408 else "server"
+        hint = "the server had a problem"
+    elif status in (401, 403, 402):
+        kind = "auth"
+        where = f"check {key_env}" if key_env else "check the API key"
+        hint = f"authentication failed; {where}" if status != 402 else "payment required"
+    elif status == 404:
+        kind = "not_found"
+        where = f" at {url}" if url else ""
+        hint = f"not found{where}: check the model name {model!r} and the base URL"
+        if "pull" in said:  # Ollama: 'model "x" not found, try pulling it first'
+            hint = f"the model {model!r} is not installed; run `ollama pull {model}`"
+    else:
+        kind, hint = "bad_request", "the request was rejected"
+    return ModelError(
+        kind,
+        f"{provider}: {hint} (HTTP {status}): {said}",
+        status=status,
+        retry_after=retry_after if kind == "rate_limit" or kind == "server" else None,
+        provider=provider,
+    )
+
+
+def classify_stream_error(detail: ErrorDetail, *, provider: str) -> ModelError:
+    """An error that arrived inside an otherwise successful (200) stream."""
+    status = {
+        "rate_limit_error": 429,
+        "overloaded_error": 529,
+        "api_error": 500,
+        "server_error": 500,
+        "authentication_error": 401,
+        "permission_error": 403,
+        "not_found_error": 404,
+        "request_too_large": 413,
+        "invalid_request_error": 400,
+    }.get(detail.type)
+    if status is None and detail.code.isdigit():  # OpenRouter puts the status in ``code``
+        status = int(detail.code)
+    body = json.dumps(
+        {"error": {"message": detail.message, "type": detail.type, "code": detail.code}}
+    )
+    if status is None:
+        status = 400 if is_context_overflow(detail.message) else 500
+    return classify_status(status, body, provider=provider)
+
+
+def classify_transport(exc: httpx.HTTPError, *, provider: str, url: str) -> ModelError:
+    """Timeouts and broken connections: transient, with the URL for the person."""
+    if isinstance(exc, httpx.TimeoutException):
+        what = type(exc).__name__
+        return ModelError(
+            "timeout", f"{provider}: {url} did not answer in time ({what})", provider=provider
+        )
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        return ModelError(
+            "bad_request",
+            f"{provider}: {url} is not an http(s) URL; check the base URL",
+            provider=provider,
+        )
+    reason = str(exc) or type(exc).__name__
+    return ModelError(
+        "connection",
+        f"{provider}: cannot reach {url} ({reason}); is the server running?",
+        provider=provider,
+    )
+
+
+@dataclass(frozen=True)
+class SSEEvent:
+    event: str  # "" when the server sent no ``event:`` line (OpenAI style)
+    data: str
+
+
+async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
+    """Server-sent events from a streaming response, per the WHATWG rules we need.
+
+    Comment lines (``: keep-alive``, OpenRouter's processing notes) are skipped;
+    multi-line ``data:`` fields are joined with newlines.
+    """
+    event = ""
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if not line:
+            if data:
+                yield SSEEvent(event, "\n".join(data))
+            event, data = "", []
+            continue
+        if line.startswith(":"):
+            continue
+        field, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if field == "event":
+            event = value
+        elif field == "data":
+            data.append(value)
+    if data:  # a stream that ends without the final blank line
+        yield SSEEvent(event, "\n".join(data))
+
+
+def timeout_for(seconds: float) -> httpx.Timeout:
+    """``seconds`` bounds each wait (connect, each read); a stream may run longer."""
+    return httpx.Timeout(seconds, connect=min(seconds, 30.0))
+
+
+def decode_json(raw: bytes, *, provider: str, url: str) -> Any:
+    """A 2xx body that is not JSON means a proxy or a broken server: transient."""
+    try:
+        return json.loads(raw)
+    except ValueError as exc:
+        snippet = _trim(raw.decode("utf-8", "replace").strip(), 200)
+        raise ModelError(
+            "server",
+            f"{provider}: {url} answered with something that is not JSON: {snippet!r}",
+            provider=provider,
+        ) from exc
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One HTTP endpoint a model adapter posts to, with its error context.
+
+    Without an injected ``client`` each call opens and closes its own
+    ``httpx.AsyncClient``: an adapter then works from any event loop (the CLI
+    may run one per turn) and never leaks a socket. A long-lived caller can
+    pass a client to pool connections; it then owns that client's lifetime.
+    """
+
+    url: str
+    headers: Mapping[str, str]
+    provider: str
+    model: str = ""
+    key_env: str | None = None
+    client: httpx.AsyncClient | None = None
+
+    def _failure(self, status: int, body: bytes, headers: Mapping[str, str]) -> ModelError:
+        return classify_status(
+            status,
+            body,
+            headers,
+            provider=self.provider,
+            key_env=self.key_env,
+            model=self.model,
+            url=self.url,
+        )
+
+    async def post_json(self, payload: Mapping[str, Any], *, timeout_s: float) -> Any:
+        """POST ``payload`` and return the decoded JSON answer, or raise ``ModelError``."""
+        try:
+            if self.client is not None:
+                response = await self._post(self.client, payload, timeout_s)
+            else:
+                async with httpx.AsyncClient(follow_redirects=True) as client:
+                    response = await self._post(client, payload, timeout_s)
+        except httpx.HTTPError as exc:
+            raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+        if response.status_code >= 300:
+            raise self._failure(response.status_code, response.content, response.headers)
+        return decode_json(response.content, provider=self.provider, url=self.url)
+
+    async def _post(
+        self, client: httpx.AsyncClient, payload: Mapping[str, Any], timeout_s: float
+    ) -> httpx.Response:
+        return await client.post(
+            self.url, json=payload, headers=dict(self.headers), timeout=timeout_for(timeout_s)
+        )
+
+    async def post_sse(
+        self, payload: Mapping[str, Any], *, timeout_s: float
+    ) -> AsyncIterator[SSEEvent]:
+        """POST ``payload`` and yield the server-sent events of the answer."""
+        try:
+            if self.client is not None:
+                async for event in self._sse(self.client, payload, timeout_s):
+                    yield event
+            else:
+                async with httpx.AsyncClient(follow_redirects=True) as client:
+                    async for event in self._sse(client, payload, timeout_s):
+                        yield event
+        except httpx.HTTPError as exc:
+            raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+
+    async def _sse(
+        self, client: httpx.AsyncClient, payload: Mapping[str, Any], timeout_s: float
+    ) -> AsyncIterator[SSEEvent]:
+        headers = {**self.headers, "Accept": "text/event-stream"}
+        request = client.build_request(
+            "POST", self.url, json=payload, headers=headers, timeout=timeout_for(timeout_s)
+        )
+        response = await client.send(request, stream=True)
+        try:
+            if response.status_code >= 300:
+                body = await response.aread()
+                raise self._failure(response.status_code, body, response.headers)
+            async for event in iter_sse(response):
+                yield event
+        finally:
+            await response.aclose()

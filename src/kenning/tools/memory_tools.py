@@ -1,0 +1,180 @@
+"""The memory and archive tools, as registry tools: ``memory``, ``session_search``,
+``memory_search``, ``memory_get``.
+
+The tools themselves live with their layers (``memory/tool.py``,
+``archive/*.py``) as dict-in/dict-out callables with a ``SCHEMA``; this module
+adds what the runtime knows and they do not: the current session (left out of
+``session_search``, named in memory commit messages), whether memory may be
+written in this context, and what each call touches.
+
+- ``memory`` is refused for writes when ``ctx.memory_writable`` is False
+  (subagents, flush turns); ``show`` still works.
+- The archive tools use their own SQLite connection, used by one call at a
+  time (a lock), so they never share a connection — or a transaction — with
+  the agent loop writing messages, or with each other from parallel batches.
+  They declare a write on ``state.db`` (searches record recalls and sync the
+  chunk index), so within a batch they run one after another.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kenning.archive import memory_get, memory_search, session_search
+from kenning.archive.store import Archive
+from kenning.embed import CachedEmbedder
+from kenning.memory import tool as memory_tool_mod
+from kenning.search.chunks import memory_files
+from kenning.search.engine import SearchEngine
+from kenning.tools.base import Access, Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from kenning.home import Home
+
+_WRITE_ACTIONS = ("add", "replace", "remove")
+
+
+def memory_tool(home: Home) -> Tool:
+    """``memory``: one per registry, because it counts failed writes per turn."""
+    inner = memory_tool_mod.MemoryTool(home.memory)
+    memories = home.layout.memories_dir.resolve()
+
+    def call(args: dict[str, Any], ctx: ToolContext) -> Any:
+        if _writes(args) and not ctx.memory_writable:
+            return ToolResult.error(
+                f"memory is read-only in this context ({ctx.purpose}); nothing was saved.",
+                "you can still read it with action='show'. Put anything worth remembering in "
+                "your answer instead.",
+                kind="memory_read_only",
+            )
+        # The reason lands in the git commit of the write: provenance back to the session.
+        inner.reason = f"memory tool, session {ctx.session_id}" if ctx.session_id else "memory tool"
+        return inner(args)
+
+    def access(args: dict[str, Any], ctx: ToolContext) -> Access:
+        if _writes(args):
+            return Access.of(writes=[memories])
+        return Access.of(reads=[memories])
+
+    return Tool.from_schema(
+        "memory",
+        memory_tool_mod.SCHEMA,
+        call,
+        read_only=False,
+        toolset="memory",
+        access=access,
+        begin_turn=inner.begin_turn,
+    )
+
+
+def _writes(args: dict[str, Any]) -> bool:
+    return bool(args.get("operations")) or args.get("action") in _WRITE_ACTIONS
+
+
+class _ArchiveHandle:
+    """A private connection and search engine for the archive tools, one call at a time."""
+
+    def __init__(self, home: Home) -> None:
+        self.home = home
+        self.lock = threading.Lock()
+        self._archive: Archive | None = None
+        self._engine: SearchEngine | None = None
+
+    @property
+    def archive(self) -> Archive:
+        if self._archive is None:
+            self._archive = Archive(self.home.layout.state_db)
+        return self._archive
+
+    def engine(self) -> SearchEngine:
+        if self._engine is None:
+            shared = self.home.embedder
+            # The model is shared (loaded once); its cache reads go through our connection.
+            inner = shared.inner if isinstance(shared, CachedEmbedder) else shared
+            archive = self.archive
+            embedder = None if inner is None else CachedEmbedder(inner, lambda: archive.conn)
+            self._engine = SearchEngine(
+                archive, embedder, self.home.config.search, layout=self.home.layout
+            )
+        return self._engine
+
+    def close(self) -> None:
+        with self.lock:
+            if self._archive is not None:
+                self._archive.close()
+            self._archive = None
+            self._engine = None
+
+    def locked(
+        self, fn: Callable[[dict[str, Any], ToolContext], Any]
+    ) -> Callable[[dict[str, Any], ToolContext], Any]:
+        def run(args: dict[str, Any], ctx: ToolContext) -> Any:
+            with self.lock:
+                return fn(args, ctx)
+
+        return run
+
+
+def archive_tools(home: Home) -> list[Tool]:
+    """``session_search``, ``memory_search`` and ``memory_get`` over one private connection."""
+    handle = _ArchiveHandle(home)
+    state_db = home.layout.state_db.resolve()
+    memory_dirs = [home.layout.memories_dir.resolve(), home.layout.journal_dir.resolve()]
+
+    def search_sessions(args: dict[str, Any], ctx: ToolContext) -> Any:
+        tool = session_search.SessionSearch(
+            handle.archive, handle.engine, current_session_id=ctx.session_id
+        )
+        return tool(args)
+
+    def search_memory(args: dict[str, Any], ctx: ToolContext) -> Any:
+        return memory_search.MemorySearch(handle.engine)(args)
+
+    def get_memory(args: dict[str, Any], ctx: ToolContext) -> Any:
+        return _memory_get(home)(args)
+
+    def get_access(args: dict[str, Any], ctx: ToolContext) -> Access:
+        try:
+            return Access.of(reads=[_memory_get(home).resolve(str(args.get("path", "")))])
+        except memory_get.MemoryGetError:
+            return Access.NONE
+
+    tools = [
+        Tool.from_schema(
+            "session_search",
+            session_search.SCHEMA,
+            handle.locked(search_sessions),
+            read_only=True,
+            toolset="archive",
+            access=lambda args, ctx: Access.of(writes=[state_db]),
+            close=handle.close,
+        ),
+        Tool.from_schema(
+            "memory_search",
+            memory_search.SCHEMA,
+            handle.locked(search_memory),
+            read_only=True,
+            toolset="archive",
+            access=lambda args, ctx: Access.of(reads=memory_dirs, writes=[state_db]),
+        ),
+        Tool.from_schema(
+            "memory_get",
+            memory_get.SCHEMA,
+            get_memory,
+            read_only=True,
+            toolset="archive",
+            access=get_access,
+        ),
+    ]
+    return tools
+
+
+def _memory_get(home: Home) -> memory_get.MemoryGet:
+    """Built per call: the configured extra paths may gain files at any time."""
+    extra: list[Path] = [
+        path for path, _ in memory_files(home.layout, home.config.search.extra_paths).values()
+    ]
+    return memory_get.MemoryGet(home.layout, extra_paths=extra)

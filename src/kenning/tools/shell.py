@@ -1,0 +1,248 @@
+"""``shell``: run a command in the working directory, bounded in time and output.
+
+Whether a command may run is decided by ``shell_policy.py`` (config
+``agent.shell_approval`` / ``agent.shell_allow``, plus the threat scanner);
+commands that need approval are put to ``ToolContext.approve`` and refused
+when nobody can be asked.
+
+Invariants: the command runs in its own process group, so a timeout or an
+interrupt stops it and everything it started (SIGTERM, then SIGKILL); stdin is
+closed and pagers and colours are off, so nothing waits for a keypress; the
+result always states the exit code, and output beyond ``OUTPUT_CAP`` keeps its
+beginning and end with a note of what was cut. The output pipe is ours: once
+the command exits we read what is left for a moment and then close it, so a
+background job that still holds it cannot hang the tool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import time
+from pathlib import Path
+
+from kenning.tools.base import ApprovalRequest, ToolContext, ToolError, ToolResult, tool
+from kenning.tools.shell_policy import decide
+
+OUTPUT_CAP = 50_000  # bytes kept: HEAD_BYTES from the start, the rest from the end
+HEAD_BYTES = 20_000
+MAX_TIMEOUT_S = 3_600
+KILL_GRACE_S = 1.0
+DRAIN_S = 1.0  # after exit, how long to wait for output still in the pipe
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+_QUIET_ENV = {
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "TERM": "dumb",
+    "NO_COLOR": "1",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+
+
+@tool(toolset="shell", exclusive=True)
+async def shell(command: str, timeout: int | None = None, *, ctx: ToolContext) -> ToolResult:
+    """Run a bash command in the working directory; returns its output and exit code.
+
+    stdout and stderr are combined; long output keeps its beginning and end. stdin is
+    closed, so interactive programs fail instead of waiting. Depending on the user's
+    settings a command may need their approval. Prefer read_file, list_files and
+    search_files for looking at files.
+
+    Args:
+        command: The command line, e.g. "pytest -q tests/test_x.py".
+        timeout: Seconds before the command is stopped (default from config).
+    """
+    agent = ctx.home.config.agent
+    decision = decide(command, agent.shell_approval, agent.shell_allow)
+    if decision.action == "refuse":
+        raise ToolError(
+            f"the command was not run: {decision.reason}.",
+            "do the work with the file tools, or tell the user what to run. They can allow "
+            'shell commands by setting agent.shell_approval to "ask" or "allowlist" in '
+            "config.toml.",
+        )
+    if decision.action == "ask":
+        await _approve(command, decision.reason, ctx)
+    limit = min(max(timeout or agent.shell_timeout_s, 1), MAX_TIMEOUT_S)
+    if not ctx.cwd.is_dir():
+        raise ToolError(f"the working directory {ctx.cwd} does not exist.", None)
+    return await run_command(command, ctx.cwd, limit)
+
+
+async def _approve(command: str, reason: str, ctx: ToolContext) -> None:
+    if ctx.approve is None:
+        raise ToolError(
+            f"the command needs the user's approval ({reason}), and nobody can be asked in "
+            f"this context ({ctx.purpose}).",
+            "use the file tools instead, or tell the user the command to run. To let such "
+            "commands run without asking, the user can add the program to agent.shell_allow "
+            'with agent.shell_approval = "allowlist".',
+        )
+    try:
+        approved = await ctx.approve(ApprovalRequest(command, reason))
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        raise ToolError(
+            f"asking for approval failed ({exc}); the command was not run.", None
+        ) from exc
+    if not approved:
+        raise ToolError(
+            "the user declined to run this command.",
+            "do not run it again. Ask the user how they want to proceed, or take another approach.",
+        )
+
+
+async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolResult:
+    """Run ``command`` with bash in its own process group; the result for the model."""
+    read_fd, write_fd = os.pipe()
+    started = time.monotonic()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            "/bin/bash" if Path("/bin/bash").exists() else "/bin/sh",
+            "-c",
+            command,
+            cwd=cwd,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=write_fd,
+            stderr=write_fd,
+            start_new_session=True,  # its own process group: killpg reaches its children
+            env={**os.environ, **_QUIET_ENV},
+        )
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)  # the child has its copy; ours would keep the pipe open forever
+    pipe = os.fdopen(read_fd, "rb", buffering=0)
+    capture = _Capture()
+    reader = asyncio.StreamReader()
+    transport: asyncio.BaseTransport | None = None
+    pump: asyncio.Task[None] | None = None
+    timed_out = False
+    lingering = False
+    try:
+        transport, _ = await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+        pump = asyncio.create_task(_pump(reader, capture))
+        try:
+            await asyncio.wait_for(proc.wait(), timeout_s)
+        except TimeoutError:
+            timed_out = True
+            await _stop(proc)
+        try:
+            await asyncio.wait_for(asyncio.shield(pump), DRAIN_S)
+        except TimeoutError:
+            lingering = True  # a background job still holds the pipe
+    except BaseException:  # cancelled (an interrupt) or broken: never leave it running
+        await asyncio.shield(_stop(proc))
+        raise
+    finally:
+        if pump is not None:
+            pump.cancel()
+        if transport is not None:
+            transport.close()  # closes the pipe too
+        else:
+            pipe.close()
+    elapsed = time.monotonic() - started
+    return _result(capture, proc.returncode, elapsed, timed_out, timeout_s, lingering)
+
+
+async def _stop(proc: asyncio.subprocess.Process) -> None:
+    """SIGTERM the process group, then SIGKILL whatever is left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            await asyncio.wait_for(proc.wait(), KILL_GRACE_S)
+            if sig == signal.SIGTERM:
+                # The leader is gone; children that ignored SIGTERM must go too.
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+            return
+        except TimeoutError:
+            continue
+
+
+async def _pump(reader: asyncio.StreamReader, capture: _Capture) -> None:
+    while chunk := await reader.read(65_536):
+        capture.add(chunk)
+
+
+class _Capture:
+    """The first HEAD_BYTES and the last OUTPUT_CAP - HEAD_BYTES bytes, and the total."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        keep = OUTPUT_CAP - HEAD_BYTES
+        if len(self.tail) > 2 * keep:  # trim in steps, not on every chunk
+            del self.tail[:-keep]
+
+    def text(self) -> tuple[str, int]:
+        """The kept output as text, and how many bytes were left out of the middle."""
+        keep = OUTPUT_CAP - HEAD_BYTES
+        tail = bytes(self.tail[-keep:])
+        omitted = self.total - len(self.head) - len(tail)
+        head = _clean(bytes(self.head).decode("utf-8", errors="replace"))
+        if omitted <= 0:
+            return head + _clean(tail.decode("utf-8", errors="replace")), 0
+        marker = f"\n[… {omitted:,} bytes of output omitted here …]\n"
+        return head + marker + _clean(tail.decode("utf-8", errors="replace")), omitted
+
+
+def _clean(text: str) -> str:
+    """No colour codes; a progress bar redrawn with \\r keeps only its last state."""
+    text = _ANSI.sub("", text).replace("\r\n", "\n")
+    return "\n".join(line.rsplit("\r", 1)[-1] for line in text.split("\n"))
+
+
+def _result(
+    capture: _Capture,
+    code: int | None,
+    elapsed: float,
+    timed_out: bool,
+    timeout_s: float,
+    lingering: bool,
+) -> ToolResult:
+    output, omitted = capture.text()
+    body = output.rstrip("\n") or "(no output)"
+    notes: list[str] = []
+    if omitted:
+        notes.append(
+            f"Output was {capture.total:,} bytes; the middle was cut. To see all of it, write it "
+            "to a file (command > out.log 2>&1) and read or search that file."
+        )
+    if lingering:
+        notes.append(
+            "Background processes still held the output when the command ended; their later "
+            "output is not captured. Redirect it to a file (cmd > log 2>&1 &) to keep it."
+        )
+    meta = {"exit_code": code, "seconds": round(elapsed, 3), "timed_out": timed_out}
+    if timed_out:
+        status = (
+            f"[timed out after {timeout_s:g} s: the command and everything it started were stopped]"
+        )
+        notes.append(
+            "Run something quicker, pass a larger timeout, or run it in the background with "
+            "its output in a file."
+        )
+        return ToolResult("\n".join([body, status, *notes]), ok=False, meta=meta)
+    if code is not None and code < 0:
+        status = f"[killed by signal {-code} after {elapsed:.1f} s]"
+    else:
+        status = f"[exit code {code} · {elapsed:.1f} s]"
+    return ToolResult("\n".join([body, status, *notes]), ok=code == 0, meta=meta)

@@ -1,0 +1,93 @@
+"""`kenning chat` in a real pseudo-terminal against the OpenAI-format server in
+another process: a question, a tool call, an answer, a slash command, /exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect
+
+from kenning.home import Home
+
+
+def test_chat_question_tool_call_answer_exit(tmp_path: Path) -> None:
+    (tmp_path / "plan.md").write_text("Step one: write the tests.\n")
+    script = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": "plan.md"}}]},
+        "The plan starts with **writing the tests**.",
+        "Nothing to save.",  # the /review
+    ]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    requests_file = tmp_path / "requests.jsonl"
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kenning.testing.wire",
+            "openai",
+            "--script",
+            str(script_file),
+            "--requests",
+            str(requests_file),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:")
+        env = {
+            **os.environ,
+            "KENNING_MODEL__BASE_URL": base_url,
+            "KENNING_MODEL__DEFAULT": "local-model",
+            "TERM": "xterm",
+        }
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
+            env=env,
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(40, 120),
+        )
+        try:
+            child.expect("local-model")
+            child.expect("›")
+            child.sendline("What does my plan say?")
+            child.expect("read_file path=plan.md")
+            child.expect("writing the tests")
+            child.expect("›")
+            child.sendline("/review")
+            child.expect("(?i)nothing")
+            child.expect("›")
+            child.sendline("/help")
+            child.expect("/resume")
+            child.expect("›")
+            child.sendline("/exit")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+        assert child.exitstatus == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        if server.stdout is not None:
+            server.stdout.close()
+    requests = [json.loads(line) for line in requests_file.read_text().splitlines()]
+    assert len(requests) == 3
+    home = Home.open()
+    session = next(s for s in home.archive.sessions(limit=5) if s.source == "cli")
+    assert any(s.source == "review" and s.parent_id == session.id for s in home.archive.sessions())
+    assert session.source == "cli" and session.end_reason == "user_exit"
+    assert [m.role for m in home.archive.messages(session.id)] == [
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+    ]

@@ -1,0 +1,83 @@
+"""`kenning mcp --http`: streamable HTTP on loopback, one archive session per MCP session."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from click.testing import CliRunner
+
+from kenning.archive.store import Archive
+from kenning.cli import cli
+from kenning.home import Home
+from kenning.mcp.client import HttpServer, http_session, payload
+from kenning.memory.store import Target
+
+KEYWORD = {"KENNING_EMBEDDING__PROVIDER": "none"}
+
+
+def test_two_clients_over_http_get_their_own_archive_sessions(
+    home_dir: Path, past_session: str
+) -> None:
+    async def client(url: str, fact: str) -> dict[str, Any]:
+        async with http_session(url) as session:
+            tools = (await session.list_tools()).tools
+            assert len(tools) == 8
+            assert len((await session.list_resources()).resources) == 2
+            assert (await session.list_prompts()).prompts[0].name == "kenning-memory-guide"
+            args = {"action": "add", "target": "memory", "content": fact}
+            added = payload(await session.call_tool("memory", args))
+            assert added["done"]
+            found = payload(await session.call_tool("session_search", {"query": "bastion deploy"}))
+            return found
+
+    with HttpServer(home_dir, env=KEYWORD) as server:
+        assert server.url.startswith("http://127.0.0.1:") and server.url.endswith("/mcp")
+
+        async def both() -> None:
+            async with anyio.create_task_group() as group:
+                group.start_soon(client, server.url, "The CI runs on Python 3.11")
+                group.start_soon(client, server.url, "Releases are tagged vX.Y.Z")
+
+        anyio.run(both)
+        found = anyio.run(client, server.url, "The docs live in docs/")
+        assert found["sessions"][0]["session_id"] == past_session
+    assert server.returncode == 0, "".join(server.log)
+
+    memory = Home.open(home_dir).memory.read(Target.MEMORY).entries
+    assert sorted(memory) == sorted(
+        ["The CI runs on Python 3.11", "Releases are tagged vX.Y.Z", "The docs live in docs/"]
+    )
+    archive = Archive(home_dir / "state.db")
+    sessions = archive.sessions(sources=["mcp"])
+    assert len(sessions) == 3
+    assert len({s.meta["mcp_session_id"] for s in sessions}) == 3
+    assert all(s.meta["transport"] == "http" for s in sessions)
+    assert all(s.end_reason == "server stopped" for s in sessions)
+    assert all(s.message_count == 4 for s in sessions)  # two calls, two results each
+    archive.close()
+
+
+def test_loopback_server_refuses_foreign_host_headers(home_dir: Path) -> None:
+    """DNS rebinding: a web page must not reach the memory through a name that resolves here."""
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    with HttpServer(home_dir, env=KEYWORD) as server:
+        response = httpx.post(
+            server.url,
+            content=json.dumps(request),
+            headers={
+                "Host": "attacker.example",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        assert response.status_code == 421
+
+
+def test_binding_beyond_loopback_needs_an_explicit_flag() -> None:
+    result = CliRunner().invoke(cli, ["mcp", "--http", "--host", "0.0.0.0"])
+    assert result.exit_code == 2
+    assert "--allow-remote" in result.output and "without authentication" in result.output

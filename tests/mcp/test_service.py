@@ -1,0 +1,128 @@
+"""The server's core in-process: containment, turns, recording, the blocks it serves."""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kenning.archive.store import Archive
+from kenning.home import Home
+from kenning.mcp import KenningService, Peer
+from kenning.mcp.recorder import found
+from kenning.mcp.service import TURN_GAP_S
+
+PEER = Peer(client="test-host", version="1.0")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def service_for(home_dir: Path, **overrides: Any) -> KenningService:
+    settings = {"embedding": {"provider": "none"}, **overrides}
+    return KenningService(Home.open(home_dir, overrides=settings), clock=Clock())
+
+
+def test_an_exception_inside_a_tool_becomes_a_result_and_the_server_goes_on(
+    home_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = service_for(home_dir)
+
+    def broken(args: dict[str, Any], client: Any) -> dict[str, Any]:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setitem(service._handlers, "memory_search", broken)
+    with caplog.at_level(logging.ERROR):
+        failed = service.call("memory_search", {"query": "x"}, PEER)
+    assert not failed.ok and failed.result["error"] == "internal"
+    assert "disk on fire" in failed.result["message"] and failed.result["next_step"]
+    assert "memory_search failed" in caplog.text
+    assert service.call("memory", {"action": "show", "target": "user"}, PEER).ok
+    service.close()
+
+
+def test_a_pause_starts_a_new_turn_for_the_retry_breaker(home_dir: Path) -> None:
+    service = service_for(home_dir)
+    clock = service.clock
+    assert isinstance(clock, Clock)
+    bad = {"action": "remove", "target": "user", "old_text": "nothing like this"}
+    results = [service.call("memory", bad, PEER).result for _ in range(3)]
+    assert "Stop retrying" in results[2]["next_step"] and "Stop" not in results[1]["next_step"]
+    clock.now += TURN_GAP_S + 1
+    fresh = service.call("memory", bad, PEER).result
+    assert fresh["error"] == "no_match" and "Stop retrying" not in fresh["next_step"]
+    service.close()
+
+
+def test_reads_are_archived_without_the_text_they_returned(home_dir: Path) -> None:
+    service = service_for(home_dir)
+    secret_ish = "The staging database listens on port 5433"
+    service.call("memory", {"action": "add", "target": "memory", "content": secret_ish}, PEER)
+    found = service.call("memory_search", {"query": "staging database port"}, PEER)
+    assert secret_ish in found.text  # the client gets everything
+    service.close("client disconnected")
+
+    archive = Archive(home_dir / "state.db")
+    session = archive.sessions(sources=["mcp"])[0]
+    assert session.title == "MCP · test-host" and session.end_reason == "client disconnected"
+    assert session.meta["client"] == {"name": "test-host", "version": "1.0"}
+    stored = [m for m in archive.messages(session.id) if m.role == "tool"]
+    write, search = stored
+    assert "Saved to MEMORY.md" in write.content  # a write's result is kept whole
+    assert search.content.startswith("mode keyword; 1 passages: memories/MEMORY.md:1-1")
+    assert "5433" not in search.content
+    archive.close()
+
+
+def test_a_read_is_summarised_by_what_it_found() -> None:
+    passages = {
+        "success": True,
+        "mode": "keyword",
+        "passages": [{"path": "memory/2026-01-02.md", "lines": "3-9", "text": "long text"}],
+        "next_step": "read more",
+    }
+    assert found(passages) == "mode keyword; 1 passages: memory/2026-01-02.md:3-9"
+    around = {
+        "success": True,
+        "session": {"session_id": "s1", "title": "t"},
+        "messages": [{"message_id": 4, "content": "x"}, {"message_id": 5, "content": "y"}],
+    }
+    assert found(around) == "session s1; 2 messages: #4, #5"
+    entries = {"success": True, "target": "user", "entries": [{"chars": 3, "text": "Tea"}]}
+    assert found(entries) == "target user; 1 entries"
+
+
+def test_recording_trouble_never_fails_a_call(
+    home_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = service_for(home_dir)
+    assert service.recorder.archive is not None
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(service.recorder.archive, "append", refuse)
+    with caplog.at_level(logging.WARNING):
+        for _ in range(3):
+            done = service.call(
+                "memory", {"action": "add", "target": "user", "content": "Tea"}, PEER
+            )
+            assert done.ok
+    assert caplog.text.count("not being archived") == 1
+    service.close()
+
+
+def test_the_skills_index_names_this_servers_tools(home_dir: Path) -> None:
+    tight = service_for(home_dir, skills={"index_budget_tokens": 150})
+    block = tight.skills_index()
+    assert "skill_list(query=...)" in block and "skills_search" not in block
+    nothing_fits = service_for(home_dir, skills={"index_budget_tokens": 5}).skills_index()
+    assert "3 skills are saved" in nothing_fits and "skill_list" in nothing_fits
