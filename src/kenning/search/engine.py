@@ -334,7 +334,7 @@ class SearchEngine:
         if not cand:
             return []
         where, params = scope.message_sql()
-        meta = self._with_neighbours(self._message_meta(cand, where, params), where, params)
+        meta = self._with_neighbours(cand, where, params)
         ids = np.array(sorted(meta), dtype=np.int64)
         id_list = ids.tolist()
         n = len(id_list)
@@ -405,24 +405,24 @@ class SearchEngine:
         return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3]) for r in rows}
 
     def _with_neighbours(
-        self, meta: dict[int, tuple[Any, ...]], where: str, params: list[object]
+        self, cand: list[int], where: str, params: list[object]
     ) -> dict[int, tuple[Any, ...]]:
-        """``meta`` plus each candidate's previous and next message (seq ± 1) in its session.
+        """Metadata of the candidates and of each one's previous and next message.
 
         A session's messages are almost always appended together, so the
-        neighbours are first tried at id ± 1 (one primary-key read each);
-        only the misses (session edges, interleaved sessions) go through the
-        (session, seq) index — looking every neighbour up there cost ~1.5 ms
-        per search at 100k messages. Neighbours outside the scope or with
-        the system role are left out: they score nothing.
+        neighbours are first tried at id ± 1, read in the same query as the
+        candidates themselves; only the misses (session edges, interleaved
+        sessions) go through the (session, seq) index — looking every
+        neighbour up there cost ~1.5 ms per search at 100k messages.
+        Neighbours outside the scope or with the system role are left out:
+        they score nothing.
         """
+        chosen = set(cand)
+        near = {i + d for i in cand for d in (-1, 1)} - chosen
+        both = self._message_meta(sorted(chosen | near), where, params)
+        meta = {i: r for i, r in both.items() if i in chosen}
         wanted = {(r[0], r[3] + d) for r in meta.values() for d in (-1, 1) if r[3] + d >= 1}
-        near = sorted({i + d for i in meta for d in (-1, 1)} - set(meta))
-        found = {
-            i: r
-            for i, r in self._message_meta(near, where, params).items()
-            if (r[0], r[3]) in wanted
-        }
+        found = {i: r for i, r in both.items() if i not in chosen and (r[0], r[3]) in wanted}
         have = {(r[0], r[3]) for r in meta.values()} | {(r[0], r[3]) for r in found.values()}
         missing = sorted(wanted - have)
         if missing:
