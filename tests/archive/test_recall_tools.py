@@ -130,3 +130,20 @@ def test_current_sessions_compacted_messages_are_found_but_live_ones_are_not(
         for m in s["messages"]
         if m.get("match")
     )
+
+
+def test_one_long_message_is_read_whole_a_page_at_a_time(archive: Archive) -> None:
+    body = "".join(f"row {i:05d}\n" for i in range(5000))  # 50,000 chars
+    sid = fill(archive, "log", ["show the log", body])
+    message_id = archive.messages(sid)[1].id
+    tool = tool_for(archive)
+    pages, offset = [], 0
+    while True:
+        page = tool({"session_id": sid, "message_id": message_id, "offset": offset})
+        assert page["success"]
+        pages.append(page["message"]["content"])
+        if "offset=" not in page["next_step"]:
+            break
+        offset = int(page["next_step"].rsplit("offset=", 1)[1].rstrip("."))
+    assert "".join(pages) == body and len(pages) == 3
+    assert tool({"session_id": sid, "message_id": 10**6, "offset": 0})["success"] is False

@@ -29,6 +29,7 @@ PREVIEW_CHARS = 600
 MAX_SESSIONS = 8
 AROUND = 4  # messages either side of a chosen message
 BOOKEND = 4  # messages shown from each end of a session
+PAGE_CHARS = 20_000  # one page of a single message's full text
 
 SCHEMA: dict[str, Any] = {
     "name": "session_search",
@@ -48,6 +49,13 @@ SCHEMA: dict[str, Any] = {
             "query": {"type": "string", "description": "What to look for."},
             "session_id": {"type": "string", "description": "A session id from a result."},
             "message_id": {"type": "integer", "description": "A message id from a result."},
+            "offset": {
+                "type": "integer",
+                "description": (
+                    "With session_id and message_id: read that one message's full text from "
+                    "this character offset (0 = the start), a page at a time."
+                ),
+            },
             "limit": {"type": "integer", "description": "How many sessions (default 5, max 8)."},
             "source": {
                 "type": "string",
@@ -75,6 +83,8 @@ class SessionSearch:
             message_id = args.get("message_id")
             if query:
                 return self._search(query, limit, self._filters(args))
+            if session_id and message_id is not None and args.get("offset") is not None:
+                return self._page(str(session_id), int(message_id), int(args["offset"]))
             if session_id and message_id is not None:
                 return self._around(str(session_id), int(message_id))
             if session_id:
@@ -149,6 +159,29 @@ class SessionSearch:
             "session": _session_summary(session),
             "messages": [_message_view(m, matched=m.id == message_id, full=True) for m in messages],
         }
+
+    def _page(self, session_id: str, message_id: int, offset: int) -> dict[str, Any]:
+        """One message's full text, PAGE_CHARS at a time (pruned tool results come back whole)."""
+        target = self.archive.message(message_id)
+        if target is None or target.session_id != session_id:
+            return _missing(session_id, message_id)
+        text = target.content
+        start = min(max(offset, 0), len(text))
+        end = min(start + PAGE_CHARS, len(text))
+        page: dict[str, Any] = {
+            "success": True,
+            "message": _message_view(target, full=True) | {"content": text[start:end]},
+            "chars": f"{start:,}-{end:,} of {len(text):,}",
+        }
+        page["message"].pop("truncated", None)
+        if end < len(text):
+            page["next_step"] = (
+                f"More follows: call session_search with session_id={session_id!r}, "
+                f"message_id={message_id}, offset={end}."
+            )
+        else:
+            page["next_step"] = "That is the end of the message."
+        return page
 
     def _bookends(self, session_id: str) -> dict[str, Any]:
         session = self.archive.session(session_id)

@@ -312,7 +312,7 @@ class ContextEngine:
                 st.ids.update(session.transcript.archive.message_ids(session.session_id, wanted))
             where = (
                 f'session_search(session_id="{session.session_id}", '
-                f"message_id={st.ids.get(entry.seq, '?')})"
+                f"message_id={st.ids.get(entry.seq, '?')}, offset=0)"
             )
             if spilled:
                 return f'read_file(path="{spilled}") (the whole output), or {where}'
