@@ -121,3 +121,18 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     assert [m.seq for m in shared] == list(range(1, 401))
     total = archive.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
     assert total == 800
+
+
+def test_a_clashing_generated_session_id_is_drawn_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kenning.archive import store as store_mod
+
+    archive = Archive(tmp_path / "state.db")
+    ids = iter(["20261130-000000-aaaaaa", "20261130-000000-aaaaaa", "20261130-000000-bbbbbb"])
+    monkeypatch.setattr(store_mod, "new_session_id", lambda now=None: next(ids))
+    first = archive.start_session("import")
+    second = archive.start_session("import")
+    assert (first, second) == ("20261130-000000-aaaaaa", "20261130-000000-bbbbbb")
+    with pytest.raises(sqlite3.IntegrityError):  # a caller's own id is never replaced
+        archive.start_session("cli", session_id=first)

@@ -154,7 +154,43 @@ class Archive:
         if source not in SOURCES:
             raise ArchiveError(f"unknown session source {source!r}; use one of {SOURCES}")
         started = started_at if started_at is not None else time.time()
-        sid = session_id or new_session_id(started)
+        # Generated ids carry 24 random bits per second: enough for people,
+        # not for an importer creating thousands of sessions a second, so a
+        # clash with a generated id draws again (a caller's own id never does).
+        for attempt in range(8):
+            sid = session_id or new_session_id(started)
+            try:
+                self._insert_session(
+                    sid,
+                    source,
+                    parent_id,
+                    title,
+                    workspace,
+                    user_id,
+                    model,
+                    started,
+                    import_key,
+                    meta,
+                )
+                return sid
+            except sqlite3.IntegrityError:
+                if session_id is not None or attempt == 7 or self.session(sid) is None:
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _insert_session(
+        self,
+        sid: str,
+        source: str,
+        parent_id: str | None,
+        title: str | None,
+        workspace: str | None,
+        user_id: str | None,
+        model: str | None,
+        started: float,
+        import_key: str | None,
+        meta: dict[str, Any] | None,
+    ) -> None:
         self.conn.execute(
             """INSERT INTO sessions (id, source, parent_id, title, workspace, user_id, model,
                                      started_at, import_key, meta)
@@ -172,7 +208,6 @@ class Archive:
                 json.dumps(meta, ensure_ascii=False) if meta else None,
             ),
         )
-        return sid
 
     def end_session(self, session_id: str, reason: str, *, ended_at: float | None = None) -> None:
         self.conn.execute(
