@@ -33,6 +33,7 @@ from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
 from kenning.search import chunks as chunks_mod
 from kenning.search import fusion, index, lexical, recalls
+from kenning.search.meta import MessageMeta
 from kenning.search.models import (
     KINDS,
     IndexReport,
@@ -109,6 +110,7 @@ class SearchEngine:
         self._chunks = index.VectorSet("chunk_vectors", "chunk_id", "chunk_vector_deletes")
         self._doc_count: tuple[bytes | None, int] | None = None  # (_data ids 1+10, count)
         self._sources: dict[str, str] = {}  # session id -> source (immutable)
+        self._meta = MessageMeta()
         self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
 
     @property
@@ -384,13 +386,19 @@ class SearchEngine:
                 SELECT m.id, m.session_id, m.created_at, s.source, m.seq
                 FROM messages m JOIN sessions s ON s.id = m.session_id
                 WHERE m.id IN ({pick}) AND m.role != 'system' {where}"""
-            rows = self.conn.execute(sql, (json.dumps(ids), *params)).fetchall()
-            return {int(r[0]): tuple(r[1:]) for r in rows}
-        # Unscoped: no sessions join (a third of this lookup's cost); a
-        # session's source never changes once written, so it is cached.
-        sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
-                  WHERE m.id IN ({pick}) AND m.role != 'system'"""
-        rows = self.conn.execute(sql, (json.dumps(ids),)).fetchall()
+            scoped = self.conn.execute(sql, (json.dumps(ids), *params)).fetchall()
+            return {int(r[0]): tuple(r[1:]) for r in scoped}
+        # Unscoped: from the in-memory copy of the messages' metadata (see
+        # search.meta), or SQL without the sessions join for (session, seq)
+        # pairs; a session's source never changes once written, so it is cached.
+        rows: list[tuple[Any, ...]]
+        if pairs:
+            sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
+                      WHERE m.id IN ({pick}) AND m.role != 'system'"""
+            rows = self.conn.execute(sql, (json.dumps(ids),)).fetchall()
+        else:
+            self._meta.refresh(self.conn)
+            rows = [(i, *r) for i, r in self._meta.lookup(ids).items()]
         source = self._sources
         unknown = sorted({r[1] for r in rows} - source.keys())
         if unknown:
