@@ -143,7 +143,10 @@ def _commands(
     group: click.Group, prefix: tuple[str, ...] = ()
 ) -> list[tuple[tuple[str, ...], click.Command]]:
     found = []
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, f"{(*prefix, name)} is listed but cannot be loaded"
         found.append(((*prefix, name), command))
         if isinstance(command, click.Group):
             found += _commands(command, (*prefix, name))

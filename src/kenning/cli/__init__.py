@@ -6,29 +6,56 @@ Global options (before the noun) choose the home and override settings:
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 import click
 
 from kenning import __version__
-from kenning.cli.bench_cmd import bench
-from kenning.cli.chat_cmd import chat_command
 from kenning.cli.context import CliState
-from kenning.cli.cron_cmd import cron, daemon_command
-from kenning.cli.dream_cmd import dream_command
-from kenning.cli.home_cmd import config_group, home_group
-from kenning.cli.journal_cmd import journal
-from kenning.cli.mcp_cmd import mcp
-from kenning.cli.memory_cmd import memory
-from kenning.cli.review_cmd import review_command
-from kenning.cli.rules_cmd import rules
-from kenning.cli.run_cmd import run_command
-from kenning.cli.search_cmd import index, search
-from kenning.cli.sessions_cmd import sessions
-from kenning.cli.skills_cmd import skills
+
+# name -> "module:attribute". Commands are imported when used, not at start:
+# the chat UI, the agent, the MCP SDK and numpy-heavy search are a second of
+# imports that `kenning memory show` (or a host launching `kenning mcp`)
+# should not pay for the others.
+LAZY_COMMANDS: dict[str, str] = {
+    "chat": "kenning.cli.chat_cmd:chat_command",
+    "run": "kenning.cli.run_cmd:run_command",
+    "home": "kenning.cli.home_cmd:home_group",
+    "config": "kenning.cli.home_cmd:config_group",
+    "memory": "kenning.cli.memory_cmd:memory",
+    "journal": "kenning.cli.journal_cmd:journal",
+    "sessions": "kenning.cli.sessions_cmd:sessions",
+    "search": "kenning.cli.search_cmd:search",
+    "index": "kenning.cli.search_cmd:index",
+    "rules": "kenning.cli.rules_cmd:rules",
+    "mcp": "kenning.cli.mcp_cmd:mcp",
+    "skills": "kenning.cli.skills_cmd:skills",
+    "bench": "kenning.cli.bench_cmd:bench",
+    "review": "kenning.cli.review_cmd:review_command",
+    "dream": "kenning.cli.dream_cmd:dream_command",
+    "cron": "kenning.cli.cron_cmd:cron",
+    "daemon": "kenning.cli.cron_cmd:daemon_command",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use (click's documented pattern)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+            module_name, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
+            command = getattr(importlib.import_module(module_name), attr)
+            if not isinstance(command, click.Command) or command.name != cmd_name:
+                raise RuntimeError(f"{LAZY_COMMANDS[cmd_name]} is not the {cmd_name!r} command")
+            self.add_command(command)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kenning")
 @click.option(
     "--profile",
@@ -52,25 +79,6 @@ def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -
     """
     logging.basicConfig(format="kenning: warning: %(message)s", level=logging.WARNING)
     ctx.obj = CliState(profile=profile, assignments=list(assignments))
-
-
-cli.add_command(chat_command)
-cli.add_command(run_command)
-cli.add_command(home_group)
-cli.add_command(config_group)
-cli.add_command(memory)
-cli.add_command(journal)
-cli.add_command(sessions)
-cli.add_command(search)
-cli.add_command(index)
-cli.add_command(rules)
-cli.add_command(mcp)
-cli.add_command(skills)
-cli.add_command(bench)
-cli.add_command(review_command)
-cli.add_command(dream_command)
-cli.add_command(cron)
-cli.add_command(daemon_command)
 
 
 def main() -> None:
