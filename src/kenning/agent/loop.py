@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kenning.agent.events import (
+    EndReason,
     Event,
     ModelReplied,
     Notice,
@@ -352,7 +353,7 @@ class AgentSession:
             self.transcript.append(ChatMessage.assistant(state.partial), meta={"interrupted": True})
             state.partial = ""
 
-    def _end(self, state: _TurnState, reason: Any, *, error: str | None = None) -> TurnEnded:
+    def _end(self, state: _TurnState, reason: EndReason, *, error: str | None = None) -> TurnEnded:
         return TurnEnded(reason, state.answer, state.iterations, state.usage, error)
 
     async def close(self, reason: str = "user_exit") -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
-from kenning.bench.scale import _sessions
+from kenning.bench.scale import fill_archive
 from kenning.bench.stats import p50_p95
 from kenning.config import Config, EmbeddingConfig, HistoryConfig
 from kenning.home import Home
@@ -63,13 +63,8 @@ class _TimedModel(FunctionModel):
 
 
 def _fill(home: Home, n_messages: int, progress: Callable[[str, int], None] | None) -> None:
-    archive = home.archive
-    for number, messages in enumerate(_sessions(n_messages, random.Random(11))):
-        sid = archive.start_session("cli", title=f"synthetic {number}")
-        archive.append_many(sid, messages)
-        if progress is not None:
-            progress("archive", len(messages))
-    index.sync_fts(archive.conn)
+    fill_archive(home.archive, n_messages, random.Random(11), progress=progress, stage="archive")
+    index.sync_fts(home.archive.conn)
 
 
 def _turns(home: Home, workdir: Path, turns: int, progress: Any) -> list[float]:

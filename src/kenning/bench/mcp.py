@@ -74,9 +74,7 @@ def build_home(root: Path, n_messages: int, *, seed: int = 7) -> None:
     """A used-looking home: N archived messages, hot memory, a journal; all indexed."""
     rng = random.Random(seed)
     archive = Archive(root / "state.db")
-    for number, messages in enumerate(scale._sessions(n_messages, rng)):
-        sid = archive.start_session("cli", title=f"synthetic {number}")
-        archive.append_many(sid, messages)
+    scale.fill_archive(archive, n_messages, rng)
     home = Home.open(root, overrides={"history": {"enabled": False}})
     for fact in FACTS:
         home.memory.add(Target.MEMORY, fact)

@@ -159,6 +159,22 @@ def _sessions(n_messages: int, rng: random.Random) -> Iterator[list[Message]]:
         made += size
 
 
+def fill_archive(
+    archive: Archive,
+    n_messages: int,
+    rng: random.Random,
+    *,
+    progress: Callable[[str, int], None] | None = None,
+    stage: str = "ingest",
+) -> None:
+    """Append N synthetic messages, a session of 20-60 at a time (one transaction each)."""
+    for number, messages in enumerate(_sessions(n_messages, rng)):
+        sid = archive.start_session("cli", title=f"synthetic {number}")
+        archive.append_many(sid, messages)
+        if progress is not None:
+            progress(stage, len(messages))
+
+
 def _queries(rng: random.Random, count: int) -> list[str]:
     questions = []
     for _ in range(count):
@@ -184,11 +200,7 @@ def run(
         archive = Archive(db)
         conn = archive.conn
         start = time.perf_counter()
-        for number, messages in enumerate(_sessions(n_messages, rng)):
-            sid = archive.start_session("cli", title=f"synthetic {number}")
-            archive.append_many(sid, messages)
-            if progress is not None:
-                progress("ingest", len(messages))
+        fill_archive(archive, n_messages, rng, progress=progress)
         append_s = time.perf_counter() - start
         fts_start = time.perf_counter()
         index.sync_fts(conn)

@@ -12,6 +12,23 @@ from kenning.bench import memory_writes
 from kenning.cli.context import echo_json
 
 
+class StagedProgress:
+    """One progress bar per stage of a benchmark, on stderr; call with (stage, n)."""
+
+    def __init__(self, stages: dict[str, tuple[str, int]]) -> None:
+        self.bars = {
+            name: click.progressbar(length=length, label=label, file=sys.stderr)
+            for name, (label, length) in stages.items()
+        }
+
+    def __call__(self, stage: str, n: int) -> None:
+        self.bars[stage].update(n)
+
+    def finish(self) -> None:
+        for bar in self.bars.values():
+            bar.render_finish()
+
+
 @click.group()
 def bench() -> None:
     """Benchmarks. Each prints what it measured next to a baseline from the same run."""
@@ -131,18 +148,14 @@ def bench_scale(messages: int, queries: int, embedding_speed: bool, as_json: boo
 
     if messages < 100:
         raise click.BadParameter("must be at least 100", param_hint="--messages")
-    stages = {"ingest": messages, "vectors": messages, "search": queries}
-    bars = {
-        name: click.progressbar(length=size, label=name, file=sys.stderr)
-        for name, size in stages.items()
-    }
-
-    def progress(stage: str, n: int) -> None:
-        bars[stage].update(n)
-
+    progress = StagedProgress(
+        {
+            name: (name, size)
+            for name, size in (("ingest", messages), ("vectors", messages), ("search", queries))
+        }
+    )
     report = scale.run(messages, queries=queries, progress=progress)
-    for bar in bars.values():
-        bar.render_finish()
+    progress.finish()
     if embedding_speed:
         report["embedding"] = scale.embedding_speed()
     if as_json:
@@ -180,17 +193,9 @@ def bench_loop(messages: int, turns: int, as_json: bool) -> None:
 
     if turns < 1:
         raise click.BadParameter("must be at least 1", param_hint="--turns")
-    bars = {
-        "archive": click.progressbar(length=messages, label="archive", file=sys.stderr),
-        "turns": click.progressbar(length=2 * turns, label="turns", file=sys.stderr),
-    }
-
-    def progress(stage: str, n: int) -> None:
-        bars[stage].update(n)
-
+    progress = StagedProgress({"archive": ("archive", messages), "turns": ("turns", 2 * turns)})
     report = loop.run(messages, turns=turns, progress=progress)
-    for bar in bars.values():
-        bar.render_finish()
+    progress.finish()
     if as_json:
         echo_json(report)
         return
@@ -221,22 +226,17 @@ def bench_mcp(messages: int, queries: int, launches: int, embedder: str, as_json
     if messages < 100 or queries < 1 or launches < 1:
         raise click.BadParameter("need --messages >= 100, --queries >= 1, --launches >= 1")
     chosen = mcp_bench.EMBEDDERS if embedder == "both" else (embedder,)
-    bars = {
-        "build": click.progressbar(length=1, label="archive", file=sys.stderr),
-        "launch": click.progressbar(length=launches * len(chosen), label="starts", file=sys.stderr),
-        "calls": click.progressbar(
-            length=2 * queries * len(chosen), label="calls", file=sys.stderr
-        ),
-    }
-
-    def progress(stage: str, n: int) -> None:
-        bars[stage].update(n)
-
+    progress = StagedProgress(
+        {
+            "build": ("archive", 1),
+            "launch": ("starts", launches * len(chosen)),
+            "calls": ("calls", 2 * queries * len(chosen)),
+        }
+    )
     report = mcp_bench.run(
         messages, queries=queries, launches=launches, embedders=chosen, progress=progress
     )
-    for bar in bars.values():
-        bar.render_finish()
+    progress.finish()
     if as_json:
         echo_json(report)
         return

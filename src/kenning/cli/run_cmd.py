@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -88,8 +89,6 @@ def run_command(
     """
     session = open_or_explain(state, model=model, source="run", cwd=cwd, resume=resume, task=task)
     if max_iterations is not None:
-        from dataclasses import replace
-
         session.settings = replace(session.settings, max_iterations=max_iterations)
     try:
         ended = asyncio.run(_run(session, task, as_json))

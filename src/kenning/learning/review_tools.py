@@ -22,18 +22,13 @@ then failed ~142 times in #41465; ours can read).
 from __future__ import annotations
 
 import dataclasses
-import threading
 from typing import Any
 
 from kenning.agent.delegate import delegate_tool
-from kenning.archive import memory_search, session_search
-from kenning.archive.store import Archive
-from kenning.embed import CachedEmbedder
 from kenning.home import Home
-from kenning.search.engine import SearchEngine
 from kenning.skills.agent_tools import skill_tools
-from kenning.tools.base import Access, Tool, ToolContext, ToolResult
-from kenning.tools.memory_tools import memory_tool
+from kenning.tools.base import Tool, ToolContext, ToolResult
+from kenning.tools.memory_tools import archive_tools, memory_tool
 from kenning.tools.registry import ToolRegistry, default_registry
 
 REVIEW_TOOLS = (
@@ -78,77 +73,6 @@ def _without_delete(tool: Tool) -> Tool:
     return dataclasses.replace(tool, handler=handler)
 
 
-class _QuietArchive:
-    """A private archive connection and a search engine that records no recalls."""
-
-    def __init__(self, home: Home) -> None:
-        self.home = home
-        self.lock = threading.Lock()
-        self._archive: Archive | None = None
-        self._engine: SearchEngine | None = None
-
-    @property
-    def archive(self) -> Archive:
-        if self._archive is None:
-            self._archive = Archive(self.home.layout.state_db)
-        return self._archive
-
-    def engine(self) -> SearchEngine:
-        if self._engine is None:
-            shared = self.home.embedder
-            inner = shared.inner if isinstance(shared, CachedEmbedder) else shared
-            archive = self.archive
-            embedder = None if inner is None else CachedEmbedder(inner, lambda: archive.conn)
-            self._engine = SearchEngine(
-                archive,
-                embedder,
-                self.home.config.search,
-                layout=self.home.layout,
-                record_recalls=False,
-            )
-        return self._engine
-
-    def close(self) -> None:
-        with self.lock:
-            if self._archive is not None:
-                self._archive.close()
-            self._archive = None
-            self._engine = None
-
-
 def quiet_archive_tools(home: Home) -> list[Tool]:
-    """``session_search`` and ``memory_search`` for automated sessions (review, cron)."""
-    handle = _QuietArchive(home)
-    state_db = home.layout.state_db.resolve()
-    memory_dirs = [home.layout.memories_dir.resolve(), home.layout.journal_dir.resolve()]
-
-    def sessions(args: dict[str, Any], ctx: ToolContext) -> Any:
-        with handle.lock:
-            tool = session_search.SessionSearch(
-                handle.archive, handle.engine, current_session_id=ctx.session_id
-            )
-            return tool(args)
-
-    def memory(args: dict[str, Any], ctx: ToolContext) -> Any:
-        with handle.lock:
-            return memory_search.MemorySearch(handle.engine)(args)
-
-    return [
-        Tool.from_schema(
-            "session_search",
-            session_search.SCHEMA,
-            sessions,
-            read_only=True,
-            toolset="archive",
-            access=lambda args, ctx: Access.of(writes=[state_db]),
-            close=handle.close,
-        ),
-        Tool.from_schema(
-            "memory_search",
-            memory_search.SCHEMA,
-            memory,
-            read_only=True,
-            toolset="archive",
-            access=lambda args, ctx: Access.of(reads=memory_dirs, writes=[state_db]),
-        ),
-    ]
+    """The archive tools for automated sessions (review, cron): no recalls recorded."""
+    return archive_tools(home, record_recalls=False)

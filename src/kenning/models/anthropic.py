@@ -21,14 +21,15 @@ happen once an event has been delivered.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
+from kenning.models.adapter import HttpChatModel
 from kenning.models.errors import ModelError
 from kenning.models.http import Endpoint, ErrorDetail, classify_stream_error
-from kenning.models.retry import RetryPolicy, call_with_retries, stream_with_retries
+from kenning.models.retry import RetryPolicy
 from kenning.models.types import (
     ChatMessage,
     FinishReason,
@@ -65,7 +66,7 @@ def messages_url(base_url: str) -> str:
     return f"{base}/messages" if base.endswith("/v1") else f"{base}/v1/messages"
 
 
-class AnthropicModel:
+class AnthropicModel(HttpChatModel):
     """A Claude model (or anything speaking the Messages API)."""
 
     def __init__(
@@ -111,17 +112,6 @@ class AnthropicModel:
             client=client,
         )
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def context_window(self) -> int:
-        return self._context_window
-
-    def __repr__(self) -> str:
-        return f"AnthropicModel({self._name!r}, base_url={self.base_url!r})"
-
     def payload(
         self,
         messages: Sequence[ChatMessage],
@@ -156,43 +146,17 @@ class AnthropicModel:
             body["stream"] = True
         return body
 
-    async def request(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[ToolSpec] = (),
-        settings: ModelSettings | None = None,
-    ) -> ModelResponse:
-        settings = settings or ModelSettings()
-        body = self.payload(messages, tools, settings, stream=False)
-        timeout = settings.timeout_s or self.timeout_s
+    def parse(self, data: Any) -> ModelResponse:
+        return parse_message(data, provider=self.provider, fallback_model=self.model)
 
-        async def once() -> ModelResponse:
-            data = await self.endpoint.post_json(body, timeout_s=timeout)
-            return parse_message(data, provider=self.provider, fallback_model=self.model)
-
-        return await call_with_retries(once, self.retry)
-
-    async def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[ToolSpec] = (),
-        settings: ModelSettings | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        settings = settings or ModelSettings()
-        body = self.payload(messages, tools, settings, stream=True)
-        timeout = settings.timeout_s or self.timeout_s
-
-        async def once() -> AsyncGenerator[StreamEvent, None]:
-            assembler = StreamAssembler(provider=self.provider, fallback_model=self.model)
-            async for sse in self.endpoint.post_sse(body, timeout_s=timeout):
-                for event in assembler.feed(_decode_event(sse.data, self.provider)):
-                    yield event
-            yield ResponseDone(assembler.finish())
-
-        async for event in stream_with_retries(once, self.retry):
-            yield event
+    async def stream_once(
+        self, body: dict[str, Any], timeout_s: float
+    ) -> AsyncGenerator[StreamEvent, None]:
+        assembler = StreamAssembler(provider=self.provider, fallback_model=self.model)
+        async for sse in self.endpoint.post_sse(body, timeout_s=timeout_s):
+            for event in assembler.feed(_decode_event(sse.data, self.provider)):
+                yield event
+        yield ResponseDone(assembler.finish())
 
 
 # --- outbound ----------------------------------------------------------------

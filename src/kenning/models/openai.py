@@ -23,14 +23,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
+from kenning.models.adapter import HttpChatModel
 from kenning.models.errors import ModelError
 from kenning.models.http import Endpoint, ErrorDetail, classify_stream_error
-from kenning.models.retry import RetryPolicy, call_with_retries, stream_with_retries
+from kenning.models.retry import RetryPolicy
 from kenning.models.types import (
     ChatMessage,
     FinishReason,
@@ -56,7 +57,7 @@ _FINISH: dict[str, FinishReason] = {
 }
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(HttpChatModel):
     """A model behind ``POST {base_url}/chat/completions``."""
 
     def __init__(
@@ -105,17 +106,6 @@ class OpenAIChatModel:
             client=client,
         )
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def context_window(self) -> int:
-        return self._context_window
-
-    def __repr__(self) -> str:
-        return f"OpenAIChatModel({self._name!r}, base_url={self.base_url!r})"
-
     def payload(
         self,
         messages: Sequence[ChatMessage],
@@ -143,47 +133,21 @@ class OpenAIChatModel:
                 body["stream_options"] = {"include_usage": True}
         return body
 
-    async def request(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[ToolSpec] = (),
-        settings: ModelSettings | None = None,
-    ) -> ModelResponse:
-        settings = settings or ModelSettings()
-        body = self.payload(messages, tools, settings, stream=False)
-        timeout = settings.timeout_s or self.timeout_s
+    def parse(self, data: Any) -> ModelResponse:
+        return parse_completion(data, provider=self.provider, fallback_model=self.model)
 
-        async def once() -> ModelResponse:
-            data = await self.endpoint.post_json(body, timeout_s=timeout)
-            return parse_completion(data, provider=self.provider, fallback_model=self.model)
-
-        return await call_with_retries(once, self.retry)
-
-    async def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[ToolSpec] = (),
-        settings: ModelSettings | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        settings = settings or ModelSettings()
-        body = self.payload(messages, tools, settings, stream=True)
-        timeout = settings.timeout_s or self.timeout_s
-
-        async def once() -> AsyncGenerator[StreamEvent, None]:
-            assembler = StreamAssembler(provider=self.provider, fallback_model=self.model)
-            complete = False
-            async for sse in self.endpoint.post_sse(body, timeout_s=timeout):
-                if sse.data.strip() == "[DONE]":
-                    complete = True  # read on to the end: the server closes the stream
-                    continue
-                for event in assembler.feed(_decode_chunk(sse.data, self.provider)):
-                    yield event
-            yield ResponseDone(assembler.finish(complete=complete))
-
-        async for event in stream_with_retries(once, self.retry):
-            yield event
+    async def stream_once(
+        self, body: dict[str, Any], timeout_s: float
+    ) -> AsyncGenerator[StreamEvent, None]:
+        assembler = StreamAssembler(provider=self.provider, fallback_model=self.model)
+        complete = False
+        async for sse in self.endpoint.post_sse(body, timeout_s=timeout_s):
+            if sse.data.strip() == "[DONE]":
+                complete = True  # read on to the end: the server closes the stream
+                continue
+            for event in assembler.feed(_decode_chunk(sse.data, self.provider)):
+                yield event
+        yield ResponseDone(assembler.finish(complete=complete))
 
 
 # --- outbound: kenning values -> wire JSON ---------------------------------

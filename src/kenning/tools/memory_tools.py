@@ -77,8 +77,9 @@ def _writes(args: dict[str, Any]) -> bool:
 class _ArchiveHandle:
     """A private connection and search engine for the archive tools, one call at a time."""
 
-    def __init__(self, home: Home) -> None:
+    def __init__(self, home: Home, *, record_recalls: bool = True) -> None:
         self.home = home
+        self.record_recalls = record_recalls
         self.lock = threading.Lock()
         self._archive: Archive | None = None
         self._engine: SearchEngine | None = None
@@ -97,7 +98,11 @@ class _ArchiveHandle:
             archive = self.archive
             embedder = None if inner is None else CachedEmbedder(inner, lambda: archive.conn)
             self._engine = SearchEngine(
-                archive, embedder, self.home.config.search, layout=self.home.layout
+                archive,
+                embedder,
+                self.home.config.search,
+                layout=self.home.layout,
+                record_recalls=self.record_recalls,
             )
         return self._engine
 
@@ -118,9 +123,13 @@ class _ArchiveHandle:
         return run
 
 
-def archive_tools(home: Home) -> list[Tool]:
-    """``session_search``, ``memory_search`` and ``memory_get`` over one private connection."""
-    handle = _ArchiveHandle(home)
+def archive_tools(home: Home, *, record_recalls: bool = True) -> list[Tool]:
+    """``session_search``, ``memory_search`` and ``memory_get`` over one private connection.
+
+    ``record_recalls=False`` is for automated sessions (review, cron): their
+    searches stay out of the recall log that dreaming learns from.
+    """
+    handle = _ArchiveHandle(home, record_recalls=record_recalls)
     state_db = home.layout.state_db.resolve()
     memory_dirs = [home.layout.memories_dir.resolve(), home.layout.journal_dir.resolve()]
 
