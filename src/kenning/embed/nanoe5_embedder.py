@@ -18,7 +18,7 @@ import numpy as np
 
 from kenning.embed.base import EmbedderError, EmbedderIdentity, Vectors, normalise
 
-# Calibrated in the LoCoMo study (FINDINGS §4): with no lexical match, real
+# Calibrated in the LoCoMo study: with no lexical match, real
 # questions reach a best cosine of >= .816 (1st percentile .829) while
 # gibberish and random-word queries stay below ~.83; .83 drops 97% of
 # gibberish and 0.1% of real questions.

@@ -1,9 +1,9 @@
 """Score fusion: how lexical and dense evidence, context and time become one score.
 
 Pure numpy over a candidate set (top lexical + top dense + their neighbours):
-only the dense matrix-vector product and one argpartition ever touch every
-vector, so the same code serves 600 and 1M messages. Every weight below was
-chosen on LoCoMo conversations 1-5 and checked on 6-10 (FINDINGS §2); none
+only the dense retrieval (``search.ann``) ever touches every vector, so the
+same code serves 600 and 1M messages. Every weight below was
+chosen on LoCoMo conversations 1-5 and checked on 6-10; none
 is sensitive (±.1 moves R@10 by < .01). Nothing here knows any corpus.
 """
 
@@ -54,16 +54,6 @@ class RankParams:
     def message_scale(self) -> float:
         """Divides message scores back to [0, 1] so they compare with chunks (base only)."""
         return 1.0 + self.neighbor_gamma + self.session_beta
-
-
-def top_k(score: Floats, k: int) -> Ints:
-    """Indices of the k best scores, best first (argpartition: O(n), not a full sort)."""
-    if k <= 0 or len(score) == 0:
-        return np.zeros(0, dtype=np.int64)
-    if k >= len(score):
-        return np.argsort(-score, kind="stable").astype(np.int64)
-    idx = np.argpartition(score, len(score) - k)[-k:]  # no negated copy of all n scores
-    return idx[np.argsort(-score[idx], kind="stable")].astype(np.int64)
 
 
 def dense_norm(cos: Floats, hi: float, lo: float) -> Floats:

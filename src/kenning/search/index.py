@@ -229,7 +229,8 @@ class VectorSet:
     """All vectors of one table in one float32 matrix, refreshed incrementally.
 
     New rows (higher ``n``) are appended into a growing buffer; a deletion
-    anywhere (counted by a trigger) triggers one full reload. ``positions``
+    anywhere (counted by a trigger) triggers one full reload, which bumps
+    ``generation`` (so derived structures know rows moved). ``positions``
     maps item ids to matrix rows (-1 when an item has no vector).
     """
 
@@ -242,6 +243,7 @@ class VectorSet:
         self._deletes: str | None = None
         self._sorted_ids = np.zeros(0, dtype=np.int64)
         self._order = np.zeros(0, dtype=np.int64)
+        self.generation = 0
 
     @property
     def matrix(self) -> np.ndarray:
@@ -258,6 +260,7 @@ class VectorSet:
         deletes = state_get(conn, self.deletes_key)
         if deletes != self._deletes or (self._size and self._buf.shape[1] != dims):
             self._size, self._last_n, self._deletes = 0, 0, deletes
+            self.generation += 1
             self._buf = np.zeros((0, dims), dtype=np.float32)
             self._ids = np.zeros(0, dtype=np.int64)
         rows = conn.execute(

@@ -5,7 +5,7 @@ syntax error is possible), scope filters are part of the SQL (rows outside the
 scope are never scored, so they can never leak), and scores are ``-bm25``
 (higher is better). Terms in more than ``max_df`` of the documents are
 dropped: bm25 gives them ~0 idf while scoring their whole posting list is
-what makes large archives slow (FINDINGS §5).
+what makes large archives slow.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from kenning.search.text import cjk_index_text, fts_or_query
 
 # bm25 weight of the ``ctx`` column (the previous message): a match in the
 # context is weaker evidence than one in the message itself; .35 was worth
-# +.06 R@10 over ignoring it (FINDINGS §2).
+# +.06 R@10 over ignoring it.
 CTX_WEIGHT = 0.35
 LEX_LIMIT = 200  # lexical candidates per query; the cost is scoring, not this cap
 

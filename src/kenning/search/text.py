@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 # A general English stopword list (function and question words); nothing
-# corpus-specific. Removing it from queries was worth +.04-.06 R@10 (FINDINGS §2).
+# corpus-specific. Removing it from queries was worth +.04-.06 R@10.
 _STOPWORD_TEXT = """
 a about above after again against all am an and any are aren't as at be because
 been before being below between both but by can can't cannot could couldn't did
@@ -77,7 +77,7 @@ def passage_text(current: str, previous: str | None) -> str:
     """Recipe "prev+current v1": the previous message on its own line before this one.
 
     Short replies ("Yes! It was amazing") carry answers but none of the
-    question's words; their context does (+.10 dense R@10, FINDINGS §2).
+    question's words; their context does (+.10 dense R@10).
     """
     cur = current[:MAX_PASSAGE_CHARS]
     if previous is None:
