@@ -82,6 +82,7 @@ def mixed(archive: Archive) -> Archive:
             source="cron" if n % 3 == 0 else "cli",
             user_id="ada" if n % 2 else "bob",
         )
+    SearchEngine(archive, FakeEmbedder()).index_pending()  # every vector, not 64 per search
     return archive
 
 
@@ -97,13 +98,23 @@ def _engine(archive: Archive, approximate_above: int) -> SearchEngine:
 
 def test_engine_over_the_threshold_ranks_like_exact_search(mixed: Archive) -> None:
     # Few vectors: the candidate floor covers them all, so the approximate
-    # path must reproduce exact search hit for hit.
-    exact, approximate = _engine(mixed, 0), _engine(mixed, 1)
+    # path must reproduce exact search hit for hit — sequential or with the
+    # dense side on the worker thread beside FTS5.
+    exact = _engine(mixed, 0)
+    variants = [_engine(mixed, 1), _engine(mixed, 0), _engine(mixed, 1)]
+    variants[1].overlap_above = variants[2].overlap_above = 1
+    scopes = [None, SearchFilters(user_id="ada"), SearchFilters(sources=("cron",))]
+    compared = 0
     for query in ["postgres migration", "kiwi", "timeout proxy", "数据库", "step 7"]:
-        want = [(h.id, round(h.score, 6)) for h in exact.search(query).hits]
-        got = [(h.id, round(h.score, 6)) for h in approximate.search(query).hits]
-        assert got == want and got, query
-    assert len(approximate._ann) == len(approximate._messages)
+        for scope in scopes:
+            want = [(h.id, round(h.score, 6)) for h in exact.search(query, filters=scope).hits]
+            compared += len(want)
+            for engine in variants:
+                got = [(h.id, round(h.score, 6)) for h in engine.search(query, filters=scope).hits]
+                assert got == want, (query, scope, engine.overlap_above)
+    assert compared > 50
+    assert variants[2]._worker is not None and variants[0]._worker is None
+    assert len(variants[0]._ann) == len(variants[0]._messages)
 
 
 def test_approximate_engine_scopes_never_leak_and_sees_new_messages(mixed: Archive) -> None:
@@ -123,6 +134,7 @@ def test_approximate_engine_scopes_never_leak_and_sees_new_messages(mixed: Archi
         for hit in hits:
             session = mixed.session(hit.session_id or "")
             assert session is not None and allowed(session), (scope, hit)
+    assert len(engine._ann) == len(engine._messages) == 120
     # A message archived after the prefilter was built is projected and found.
     add_session(mixed, [("Ada", "zebra crossing budget")])
     hits = engine.search("zebra crossing budget", kinds=("message",)).hits

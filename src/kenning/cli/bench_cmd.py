@@ -181,7 +181,7 @@ def bench_scale(messages: int, queries: int, embedding_speed: bool, as_json: boo
     if "hybrid_top10_shared_with_exact" in report:
         click.echo(
             f"hybrid is approximate (over {above:,} vectors): its top 10 shares "
-            f"{report['hybrid_top10_shared_with_exact']:.1%} with hybrid_exact"
+            f"{report['hybrid_top10_shared_with_exact']:.2%} with hybrid_exact"
         )
     else:
         click.echo(f"hybrid is exact (approximate above {above:,} vectors)")
