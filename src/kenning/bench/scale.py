@@ -196,7 +196,14 @@ def run(
     seed: int = 7,
     workdir: Path | None = None,
     progress: Callable[[str, int], None] | None = None,
+    approximate_above: int | None = None,
 ) -> dict[str, object]:
+    """Build, time and report; ``approximate_above`` overrides the search setting."""
+    config = SearchConfig(
+        approximate_above=SearchConfig().approximate_above
+        if approximate_above is None
+        else approximate_above
+    )
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir) as tmp:
         db = Path(tmp) / "state.db"
@@ -214,10 +221,10 @@ def run(
         db_mb = sum(p.stat().st_size for p in Path(tmp).glob("state.db*")) / 2**20
         qs = _queries(rng, queries)
         dense = _dense_comparison(conn, [embedder.embed_query(q) for q in qs])
-        approximate = 0 < SearchConfig().approximate_above <= n_messages
+        approximate = 0 < config.approximate_above <= n_messages
         engines = {
             "lexical": SearchEngine(archive, None, record_recalls=False),
-            "hybrid": SearchEngine(archive, embedder, record_recalls=False),
+            "hybrid": SearchEngine(archive, embedder, config, record_recalls=False),
         }
         if approximate:
             exact = SearchConfig(approximate_above=0)
@@ -255,7 +262,7 @@ def run(
         "db_mb": round(db_mb, 1),
         **{name: Latency.of(samples).__dict__ for name, samples in times.items()},
         "queries": queries,
-        "approximate_above": SearchConfig().approximate_above,
+        "approximate_above": config.approximate_above,
         "dense": dense,
     }
     if approximate:

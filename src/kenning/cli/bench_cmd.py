@@ -136,8 +136,20 @@ def bench_locomo(data: Path, conversations: str | None, cache: Path | None, as_j
     show_default=True,
     help="Also time the real local embedder on a small sample.",
 )
+@click.option(
+    "--approximate-above",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Override search.approximate_above (vectors; 0 = always exact) [default: 250000].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
-def bench_scale(messages: int, queries: int, embedding_speed: bool, as_json: bool) -> None:
+def bench_scale(
+    messages: int,
+    queries: int,
+    embedding_speed: bool,
+    approximate_above: int | None,
+    as_json: bool,
+) -> None:
     """Ingest rate, database size and search latency on a synthetic archive of N messages.
 
     Raw FTS5 (the floor), keyword and hybrid search are timed on the same
@@ -156,7 +168,9 @@ def bench_scale(messages: int, queries: int, embedding_speed: bool, as_json: boo
             for name, size in (("ingest", messages), ("vectors", messages), ("search", queries))
         }
     )
-    report = scale.run(messages, queries=queries, progress=progress)
+    report = scale.run(
+        messages, queries=queries, progress=progress, approximate_above=approximate_above
+    )
     progress.finish()
     if embedding_speed:
         report["embedding"] = scale.embedding_speed()
