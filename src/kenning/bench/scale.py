@@ -199,11 +199,9 @@ def run(
     approximate_above: int | None = None,
 ) -> dict[str, object]:
     """Build, time and report; ``approximate_above`` overrides the search setting."""
-    config = SearchConfig(
-        approximate_above=SearchConfig().approximate_above
-        if approximate_above is None
-        else approximate_above
-    )
+    config = SearchConfig()
+    if approximate_above is not None:
+        config = SearchConfig(approximate_above=approximate_above)
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir) as tmp:
         db = Path(tmp) / "state.db"

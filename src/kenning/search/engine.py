@@ -333,13 +333,16 @@ class SearchEngine:
         92 -> 64 ms. The dense side uses einsum rather than BLAS for this:
         OpenBLAS spreads a product over both cores and keeps its threads
         spinning, which took the CPU from SQLite and cancelled the gain."""
+        if self._approximate():  # the only mutation: here, never on the worker
+            self._ann.sync(self._messages.matrix, self._messages.generation)
         if len(self._messages) < self.overlap_above:
             return self._dense_top(qvec, mask)
-        if 0 < self.config.approximate_above <= len(self._messages):
-            self._ann.sync(self._messages.matrix, self._messages.generation)  # mutates
         if self._worker is None:
             self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kenning-dense")
         return self._worker.submit(self._dense_top, qvec, mask)
+
+    def _approximate(self) -> bool:
+        return 0 < self.config.approximate_above <= len(self._messages)
 
     def _dense_top(
         self, qvec: np.ndarray, mask: np.ndarray | None
@@ -357,8 +360,7 @@ class SearchEngine:
                 cos = np.einsum("ij,j->i", matrix[allowed], qvec)
                 best = ann.select_top(cos, k)
                 return allowed[best], cos[best]
-        if 0 < self.config.approximate_above <= len(matrix):
-            self._ann.sync(matrix, self._messages.generation)
+        if self._approximate():
             return self._ann.top(matrix, qvec, k, mask)
         cos = np.einsum("ij,j->i", matrix, qvec)  # not BLAS: see _start_dense
         if mask is not None:
