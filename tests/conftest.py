@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from kenning import clock
+from kenning.clock import FrozenClock
 from kenning.home import Home
-from kenning.testing import make_home
+from kenning.testing import frozen_clock, make_home
 
 
 @pytest.fixture(autouse=True)
@@ -46,6 +48,21 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _clock_restored() -> Iterator[None]:
+    """A test that installs a clock cannot leak it into the next one."""
+    before = clock.current()
+    yield
+    clock.install(before)
+
+
+@pytest.fixture
+def frozen() -> Iterator[FrozenClock]:
+    """Kenning's one clock, frozen at 2026-11-30 03:00 local time; ``.advance(days=…)`` moves it."""
+    with frozen_clock("2026-11-30T03:00:00") as stopped:
+        yield stopped
 
 
 @pytest.fixture

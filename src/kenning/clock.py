@@ -90,7 +90,7 @@ class FrozenClock:
 
 
 def parse(text: str) -> datetime:
-    """An ISO-8601 instant; a trailing ``Z`` and a missing offset (= UTC) are accepted."""
+    """An ISO-8601 instant; ``Z`` means UTC, no offset means local time."""
     raw = text.strip()
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
@@ -103,25 +103,36 @@ def parse(text: str) -> datetime:
 
 
 def _aware(when: datetime) -> datetime:
-    return when.replace(tzinfo=UTC) if when.tzinfo is None else when
+    """A naive datetime is local time (Python's own convention for ``astimezone``)."""
+    return when.astimezone() if when.tzinfo is None else when
 
 
 def _from_environment() -> Clock:
     value = os.environ.get(ENV_VAR, "").strip()
-    return OffsetClock(parse(value)) if value else SystemClock()
+    if not value:
+        return SystemClock()
+    try:
+        return OffsetClock(parse(value))
+    except ValueError as exc:
+        raise ValueError(f"{ENV_VAR}: {exc}, or unset it") from None
 
 
-_active: Clock = _from_environment()
+# Chosen on first use, so an invalid KENNING_NOW is reported where the CLI can
+# say so cleanly instead of failing the import of every module.
+_active: Clock | None = None
 
 
 def current() -> Clock:
+    global _active
+    if _active is None:
+        _active = _from_environment()
     return _active
 
 
 def install(clock: Clock) -> Clock:
     """Make ``clock`` the process's clock; returns the one it replaces."""
     global _active
-    previous, _active = _active, clock
+    previous, _active = current(), clock
     return previous
 
 
@@ -139,7 +150,7 @@ def use(clock: Clock) -> Iterator[Clock]:
 
 def now() -> datetime:
     """The current instant, aware, in UTC."""
-    return _active.now().astimezone(UTC)
+    return current().now().astimezone(UTC)
 
 
 def timestamp() -> float:
@@ -155,6 +166,12 @@ def local() -> datetime:
 def today() -> date:
     """Today's local date."""
     return local().date()
+
+
+def system_timestamp() -> float:
+    """The machine's own clock, never frozen or offset: only for comparing with
+    file modification times, which the filesystem stamps from it."""
+    return _time.time()
 
 
 def monotonic() -> float:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kenning import clock
 from kenning.fsutil import exclusive_lock
 
 log = logging.getLogger(__name__)
@@ -216,7 +217,15 @@ class History:
     def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         if self._git is None:
             raise HistoryError("git is not installed")
-        env = {**os.environ, **_AUTHOR, "GIT_TERMINAL_PROMPT": "0"}
+        # Commit dates come from Kenning's clock, like every other stamp in the home.
+        stamp = clock.git_date()
+        env = {
+            **os.environ,
+            **_AUTHOR,
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_DATE": stamp,
+            "GIT_TERMINAL_PROMPT": "0",
+        }
         # A GIT_DIR inherited from a calling git hook would point us at the wrong repo.
         for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
             env.pop(var, None)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from kenning import clock
 from kenning.fsutil import atomic_write, held
 from kenning.history import History
 from kenning.paths import HomeLayout
@@ -48,7 +49,7 @@ class Journal:
         layout: HomeLayout,
         history: History,
         *,
-        clock: Callable[[], datetime] = datetime.now,
+        clock: Callable[[], datetime] = clock.local,
     ) -> None:
         self.layout = layout
         self.history = history

@@ -1,9 +1,14 @@
-"""Dreaming with a controllable clock: gates, provenance, hash check, and DREAMS.md."""
+"""Dreaming with a controllable clock: gates, provenance, hash check, and DREAMS.md.
+
+Every test runs on one frozen clock (``NOW``), so the journal, the archive's
+message stamps, recalls and dreaming all agree on what day it is.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -13,12 +18,14 @@ import pytest
 from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
 from kenning.archive.store import Message
+from kenning.clock import FrozenClock
 from kenning.config import DreamConfig, MemoryConfig, SearchConfig
 from kenning.home import Home
 from kenning.journal import Journal
 from kenning.learning.dream import LEDGER, Dreamer
 from kenning.memory.store import Target
 from kenning.search.engine import SearchEngine
+from kenning.testing import frozen_clock
 from kenning.testing.models import ScriptedModel, tool_call
 
 from .conftest import git_log, learning_home
@@ -27,6 +34,12 @@ NOW = datetime(2026, 11, 30, 3, 0, 0)
 PORT = "The staging database runs on port 5433 behind pgbouncer."
 CACHE = "The CI cache key includes the lockfile hash."
 DEPLOY = "Deploys go through the release branch only."
+
+
+@pytest.fixture(autouse=True)
+def frozen() -> Iterator[FrozenClock]:
+    with frozen_clock(NOW) as stopped:
+        yield stopped
 
 
 def _home(tmp_path: Path, **dream: Any) -> Home:
@@ -38,28 +51,28 @@ def _home(tmp_path: Path, **dream: Any) -> Home:
 
 
 def _journal(home: Home, days_ago: int, *lines: str, source: str = "cli") -> None:
-    moment = NOW - timedelta(days=days_ago, hours=1)
-    Journal(home.layout, home.history, clock=lambda: moment).append(
-        "\n".join(f"- {line}" for line in lines), source=source
-    )
+    with frozen_clock(NOW - timedelta(days=days_ago, hours=1)):
+        Journal(home.layout, home.history).append(
+            "\n".join(f"- {line}" for line in lines), source=source
+        )
 
 
 def _recall(home: Home, *queries: str, hours_ago: float = 2) -> None:
-    at = (NOW - timedelta(hours=hours_ago)).timestamp()
-    engine = SearchEngine(
-        home.archive, None, home.config.search, layout=home.layout, clock=lambda: at
-    )
-    for query in queries:
-        assert engine.search(query, kinds=("chunk",)).hits, query
+    with frozen_clock(NOW - timedelta(hours=hours_ago)):
+        engine = SearchEngine(home.archive, None, home.config.search, layout=home.layout)
+        for query in queries:
+            assert engine.search(query, kinds=("chunk",)).hits, query
 
 
-def test_only_candidates_past_every_gate_are_promoted_with_their_sources(tmp_path: Path) -> None:
+def test_only_candidates_past_every_gate_are_promoted_with_their_sources(
+    tmp_path: Path, frozen: FrozenClock
+) -> None:
     home = _home(tmp_path)
     _journal(home, 1, PORT, CACHE, DEPLOY)
     _recall(home, "staging database port", "pgbouncer port", "staging database port")
     _recall(home, "CI cache key", "cache lockfile")  # only twice
     _recall(home, "release branch deploys", "release branch deploys", "release branch deploys")
-    report = Dreamer(home, clock=lambda: NOW).run()
+    report = Dreamer(home).run()
 
     verdicts = {s.text: s.verdict for s in report.considered}
     assert verdicts[PORT] == "promoted"
@@ -79,7 +92,8 @@ def test_only_candidates_past_every_gate_are_promoted_with_their_sources(tmp_pat
     dreams = (home.root / "DREAMS.md").read_text()
     assert PORT in dreams and "recalled 2× < 3" in dreams and "memory/2026-11-29.md#L4" in dreams
     # a second night promotes nothing new: it was promoted before
-    again = Dreamer(home, clock=lambda: NOW + timedelta(days=1)).run()
+    frozen.advance(days=1)
+    again = Dreamer(home).run()
     assert again.promoted == [] and home.memory.read(Target.MEMORY).entries == (PORT,)
 
 
@@ -93,7 +107,7 @@ def test_score_and_age_gates(
     home = _home(tmp_path, **setting)
     _journal(home, days_ago, PORT)
     _recall(home, "staging database port", "pgbouncer port", "staging port")
-    report = Dreamer(home, clock=lambda: NOW).run()
+    report = Dreamer(home).run()
     assert next(s.verdict for s in report.considered if s.text == PORT).startswith(verdict)
     assert not home.layout.memory_file.exists()
 
@@ -108,7 +122,7 @@ def test_a_concurrent_edit_of_memory_aborts_the_promotion(tmp_path: Path) -> Non
     def user_edits() -> None:
         home.layout.memory_file.write_text(edited)
 
-    report = Dreamer(home, clock=lambda: NOW, before_write=user_edits).run()
+    report = Dreamer(home, before_write=user_edits).run()
     assert report.aborted and "MEMORY.md changed" in report.aborted and report.promoted == []
     assert home.layout.memory_file.read_text() == edited
     assert not (home.root / LEDGER).exists()
@@ -164,7 +178,7 @@ def test_dreams_md_and_automated_sessions_are_never_sources(tmp_path: Path) -> N
     ).fetchone()[0]
     assert cron_hits >= 3  # the cron session's searches found it, and were recorded
 
-    report = Dreamer(home, clock=lambda: NOW).run(dry_run=True)
+    report = Dreamer(home).run(dry_run=True)
     texts = {s.text: s for s in report.considered}
     assert planted not in texts
     assert texts[PORT].candidate.recalls == {} and texts[PORT].verdict == "recalled 0× < 3"
@@ -181,7 +195,7 @@ def test_light_and_rem_phases_report_without_touching_memory(tmp_path: Path) -> 
     )
     _journal(home, 1, "Grafana needs the VPN to load.", PORT)
     _journal(home, 0, PORT.replace("5433", "5433 ").strip())  # a near-duplicate, merged
-    report = Dreamer(home, clock=lambda: NOW).run(phases=("light", "rem"))
+    report = Dreamer(home).run(phases=("light", "rem"))
     assert [t.word for t in report.themes][:1] == ["grafana"]
     light = {s.text for s in report.light}
     assert PORT in light and "Grafana dashboards live in the ops repo." not in light  # 3 days ago
@@ -196,7 +210,7 @@ def test_a_full_memory_skips_instead_of_truncating(tmp_path: Path) -> None:
     home.memory.add(Target.MEMORY, "An existing entry that fills most of the budget already.")
     _journal(home, 1, PORT)
     _recall(home, "staging database port", "pgbouncer port", "staging port")
-    report = Dreamer(home, clock=lambda: NOW).run()
+    report = Dreamer(home).run()
     verdict = next(s.verdict for s in report.considered if s.text == PORT)
     assert verdict.startswith("MEMORY.md is full") and verdict.endswith("skipped")
     assert home.memory.read(Target.MEMORY).entries == (

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from datetime import datetime
 from typing import TYPE_CHECKING
 
+from kenning import clock
 from kenning.agent.system_prompt import DEFAULT_IDENTITY, environment_block
 from kenning.prompt.rules import load_rules, render_rules
 from kenning.tools.base import Access, Tool, ToolContext, ToolError
@@ -111,7 +111,7 @@ def _subagent_prompt(parent: AgentSession) -> str:
     parts = [DEFAULT_IDENTITY, SUBAGENT_ROLE]
     if rules:
         parts.append(render_rules(rules).strip())
-    parts.append(environment_block(parent.cwd, datetime.now().astimezone()))
+    parts.append(environment_block(parent.cwd, clock.now().astimezone()))
     return "\n\n".join(parts) + "\n"
 
 

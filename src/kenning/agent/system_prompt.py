@@ -20,6 +20,7 @@ from datetime import date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 
+from kenning import clock
 from kenning.home import Home
 from kenning.prompt.rules import load_rules, render_rules
 from kenning.safety import threats
@@ -57,7 +58,7 @@ def build_system_prompt(
     now: datetime | None = None,
 ) -> SystemPrompt:
     """The frozen system prompt for a new session working in ``cwd``."""
-    moment = now or datetime.now().astimezone()
+    moment = now or clock.now().astimezone()
     parts: list[tuple[str, str]] = []
     rules = load_rules(home.layout, cwd, max_file_chars=home.config.rules.max_file_chars)
     if not any(r.scope == "identity" for r in rules):

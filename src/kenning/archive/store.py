@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from kenning import clock
 from kenning.archive.db import ArchiveError, connect, fork_generation
 
 Source = Literal["cli", "run", "mcp", "cron", "subagent", "import", "review"]
@@ -110,7 +110,7 @@ class Session:
 
 def new_session_id(now: float | None = None) -> str:
     """Time-sortable and readable: ``20261130-141503-9f2c4a``."""
-    stamp = datetime.fromtimestamp(now if now is not None else time.time(), UTC)
+    stamp = datetime.fromtimestamp(now if now is not None else clock.timestamp(), UTC)
     return f"{stamp:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
@@ -153,7 +153,7 @@ class Archive:
     ) -> str:
         if source not in SOURCES:
             raise ArchiveError(f"unknown session source {source!r}; use one of {SOURCES}")
-        started = started_at if started_at is not None else time.time()
+        started = started_at if started_at is not None else clock.timestamp()
         # Generated ids carry 24 random bits per second: enough for people,
         # not for an importer creating thousands of sessions a second, so a
         # clash with a generated id draws again (a caller's own id never does).
@@ -212,7 +212,7 @@ class Archive:
     def end_session(self, session_id: str, reason: str, *, ended_at: float | None = None) -> None:
         self.conn.execute(
             "UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ?",
-            (ended_at if ended_at is not None else time.time(), reason, session_id),
+            (ended_at if ended_at is not None else clock.timestamp(), reason, session_id),
         )
 
     def set_title(self, session_id: str, title: str) -> None:
@@ -258,7 +258,7 @@ class Archive:
 
     def append(self, session_id: str, message: Message) -> Message:
         """Store ``message`` at the end of the session; returns it with id and seq."""
-        created = message.created_at if message.created_at is not None else time.time()
+        created = message.created_at if message.created_at is not None else clock.timestamp()
         # seq is computed inside the INSERT, under SQLite's write lock, so two
         # writers appending to one session can never take the same position.
         cur = self.conn.execute(

@@ -30,7 +30,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from datetime import date, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ import anyio
 import numpy as np
 from mcp.client.session import ClientSession
 
+from kenning import clock
 from kenning.archive.store import Archive
 from kenning.bench import scale
 from kenning.bench.stats import p50_p95
@@ -80,7 +81,7 @@ def build_home(root: Path, n_messages: int, *, seed: int = 7) -> None:
         home.memory.add(Target.MEMORY, fact)
     journal = home.layout.journal_dir
     journal.mkdir(parents=True, exist_ok=True)
-    today = date.today()
+    today = clock.today()
     for back in range(JOURNAL_DAYS):
         day = today - timedelta(days=back)
         entries = "".join(

@@ -11,7 +11,7 @@ import logging
 
 import click
 
-from kenning import __version__
+from kenning import __version__, clock
 from kenning.cli.context import CliState
 
 # name -> "module:attribute". Commands are imported when used, not at start:
@@ -78,6 +78,10 @@ def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -
     git repository: every write is a commit you can log, diff and revert.
     """
     logging.basicConfig(format="kenning: warning: %(message)s", level=logging.WARNING)
+    try:
+        clock.current()  # an invalid KENNING_NOW is a usage error, said once, here
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
     ctx.obj = CliState(profile=profile, assignments=list(assignments))
 
 

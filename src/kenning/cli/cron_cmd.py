@@ -15,11 +15,11 @@ import logging
 import re
 import signal
 import sys
-from datetime import datetime
 from pathlib import Path
 
 import click
 
+from kenning import clock
 from kenning.cli.context import CliState, echo_json, pass_state
 from kenning.learning.locks import Busy
 from kenning.learning.schedule import ScheduleError
@@ -75,7 +75,7 @@ def add(
         model=model or "",
         output=str(output.resolve()) if output else "",
         cwd=str(cwd.resolve()) if cwd else "",
-        created_at=datetime.now().isoformat(timespec="seconds"),
+        created_at=clock.local().isoformat(timespec="seconds"),
     )
     try:
         store.add(job)

@@ -13,12 +13,12 @@ ambiguous match, 6 stale proposal.
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
+from kenning import clock
 from kenning.cli.context import CliState, echo_json, pass_state
 from kenning.fsutil import atomic_write
 from kenning.skills import lint as lint_mod
@@ -226,7 +226,7 @@ def edit(state: CliState, name: str, reason: str) -> None:
 
 
 def _keep_rejected(state: CliState, name: str, text: str) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    stamp = clock.local().strftime("%Y%m%d-%H%M%S")
     path = state.home().layout.backups_dir / "skills" / f"{name}.rejected-{stamp}.md"
     atomic_write(path, text)
     return path

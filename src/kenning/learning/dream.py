@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
+from kenning import clock
 from kenning.fsutil import FileStamp, atomic_write, held
 from kenning.home import Home
 from kenning.learning import dream_sources as src
@@ -144,7 +145,7 @@ class Dreamer:
         self,
         home: Home,
         *,
-        clock: Callable[[], datetime] = datetime.now,
+        clock: Callable[[], datetime] = clock.local,
         before_write: Callable[[], None] | None = None,
     ) -> None:
         self.home = home

@@ -34,6 +34,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kenning import clock
 from kenning.fsutil import atomic_write, exclusive_lock
 from kenning.home import Home
 from kenning.learning.locks import Busy, locks_dir, try_lock
@@ -193,7 +194,7 @@ class Scheduler:
         self,
         home: Home,
         *,
-        clock: Callable[[], datetime] = datetime.now,
+        clock: Callable[[], datetime] = clock.local,
         model: Model | None = None,
         started: datetime | None = None,
     ) -> None:
@@ -314,7 +315,7 @@ async def run_agent_job(
         await session.close(f"cron {ended.reason if ended else 'interrupted'}")
     answer = ended.answer.strip()
     if job.output:
-        _append_output(Path(job.output).expanduser(), job, now or datetime.now(), ended.ok, answer)
+        _append_output(Path(job.output).expanduser(), job, now or clock.local(), ended.ok, answer)
     if not ended.ok:
         return (
             ended.error or f"ended without an answer ({ended.reason})",

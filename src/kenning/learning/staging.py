@@ -34,13 +34,13 @@ import contextlib
 import dataclasses
 import shutil
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
+from kenning import clock
 from kenning.config import Config, HistoryConfig
 from kenning.fsutil import ChangedUnderfootError, FileStamp, atomic_write, held
 from kenning.history import History
@@ -375,7 +375,7 @@ def _restorer(plan: _FilePlan) -> Callable[[], None]:
 
 def _remove_abandoned(parent: Path, older_than_s: float = 86_400.0) -> None:
     """Scratch copies of reviews whose process died (no review runs for a day)."""
-    cutoff = time.time() - older_than_s
+    cutoff = clock.system_timestamp() - older_than_s  # mtimes are system time
     for child in parent.glob("review-*"):
         with contextlib.suppress(OSError):
             if child.stat().st_mtime < cutoff:

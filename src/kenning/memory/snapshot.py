@@ -13,8 +13,9 @@ neutralised here, while the live file keeps them visible and removable.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
+from kenning import clock
 from kenning.memory.entries import ENTRY_SEPARATOR, UnparseableFileError
 from kenning.memory.store import MemoryState, MemoryStore, Target
 from kenning.safety import threats
@@ -55,7 +56,7 @@ class MemorySnapshot:
 
     @classmethod
     def capture(cls, store: MemoryStore) -> MemorySnapshot:
-        return cls(_block(store, Target.MEMORY), _block(store, Target.USER), datetime.now(UTC))
+        return cls(_block(store, Target.MEMORY), _block(store, Target.USER), clock.now())
 
     def render(self) -> str:
         """The exact text a session's system prompt gets; stable for the session."""

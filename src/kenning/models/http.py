@@ -20,13 +20,13 @@ from __future__ import annotations
 import email.utils
 import json
 import re
-import time
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
+from kenning import clock
 from kenning.models.errors import ErrorKind, ModelError
 
 # Wording real servers use when the prompt does not fit. Collected from each
@@ -93,7 +93,7 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
             when = email.utils.parsedate_to_datetime(raw)
         except (TypeError, ValueError, IndexError):
             return None
-        value = when.timestamp() - (time.time() if now is None else now)
+        value = when.timestamp() - (clock.system_timestamp() if now is None else now)
         value = max(0.0, value)  # a date in the past means "now"
     if not 0 <= value <= _MAX_SANE_RETRY_AFTER:
         return None

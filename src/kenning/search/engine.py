@@ -23,7 +23,6 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
@@ -96,7 +96,7 @@ class SearchEngine:
         layout: HomeLayout | None = None,
         params: fusion.RankParams | None = None,
         record_recalls: bool = True,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = clock.timestamp,
     ) -> None:
         """``archive`` is an ``Archive`` or a connection from ``kenning.archive.db.connect``.
 

@@ -29,10 +29,11 @@ import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kenning import clock
 from kenning.config import SkillsConfig
 from kenning.history import History
 from kenning.paths import HomeLayout
@@ -96,10 +97,6 @@ class SkillView:
         return self.data.decode("utf-8")
 
 
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 class SkillLibrary:
     def __init__(
         self,
@@ -108,7 +105,7 @@ class SkillLibrary:
         history: History,
         *,
         bundled_dir: Path | None = BUNDLED_DIR,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Callable[[], datetime] = clock.now,
     ) -> None:
         self.layout = layout
         self.dir = layout.skills_dir

@@ -17,12 +17,12 @@ import key never depends on those stamps.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
+from kenning import clock
 from kenning.archive.importers.common import (
     ImportedSession,
     ImportFormatError,
@@ -74,7 +74,7 @@ def parse_openai(path: Path | str) -> ParsedImport:
     parser.run(_units(path, text))
     # Undated sessions: import time, a millisecond apart, so listings keep file order.
     undated = [s for s in parser.sessions if s.started_at == UNDATED]
-    now = time.time()
+    now = clock.timestamp()
     for i, session in enumerate(undated):
         session.started_at = now - (len(undated) - i) * 0.001
         session.meta["undated"] = True

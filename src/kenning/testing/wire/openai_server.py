@@ -18,9 +18,9 @@ Ollama or LM Studio (``ContextOverflow(style=...)``).
 from __future__ import annotations
 
 import itertools
-import time
 from typing import Any
 
+from kenning import clock
 from kenning.models.types import ModelResponse, Usage
 from kenning.testing.models import argument_chunks, text_chunks
 from kenning.testing.wire.script import (
@@ -166,7 +166,7 @@ class OpenAIServer(WireServer):
         return {
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion",
-            "created": int(time.time()),
+            "created": int(clock.timestamp()),
             "model": response.model,
             "choices": [
                 {
@@ -183,7 +183,7 @@ class OpenAIServer(WireServer):
         head = {
             "id": f"chatcmpl-{next(self._ids)}",
             "object": "chat.completion.chunk",
-            "created": int(time.time()),
+            "created": int(clock.timestamp()),
             "model": response.model,
         }
 
