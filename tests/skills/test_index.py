@@ -4,7 +4,6 @@ byte-stable for the same inputs."""
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -97,11 +96,11 @@ def test_byte_stable_for_the_same_inputs(big: SkillLibrary, tmp_path: Path) -> N
     assert build_index(fresh, task=TASK).text == build_index(again, task=TASK).text
 
 
-def test_three_thousand_skills_build_quickly(big: SkillLibrary) -> None:
-    build_index(big, task=TASK)
-    start = time.perf_counter()
-    build_index(big, task="debug the flaky celery worker")
-    assert time.perf_counter() - start < 3.0  # ~0.1 s measured; generous for shared CI
+def test_three_thousand_skills_build_for_any_task(big: SkillLibrary) -> None:
+    # Build time is measured by `kenning bench skills-index`, not asserted here.
+    first = build_index(big, task=TASK)
+    second = build_index(big, task="debug the flaky celery worker")
+    assert first.text and second.text and first.text != second.text
 
 
 def test_only_active_and_stale_skills_are_listed(home: Home, clock: Clock) -> None:

@@ -54,7 +54,7 @@ def run(ctx: ToolContext, command: str, timeout: int | None = None) -> ToolResul
     return asyncio.run(shell.run({"command": command, "timeout": timeout}, ctx))
 
 
-def gone(pid: int, within_s: float = 3.0) -> bool:
+def gone(pid: int, within_s: float = 20.0) -> bool:
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         try:
@@ -98,7 +98,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path: Path, workspace: Path) 
     command = "echo $$ > pid; trap '' TERM; sleep 30 & echo $! > child; echo started; wait"
     started = time.monotonic()
     result = run(ctx, command, timeout=1)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 25  # far less than the 30 s sleep it would wait for
     assert not result.ok and result.meta["timed_out"]
     assert "started" in result.text and "[timed out after 1 s" in result.text
     assert gone(int((workspace / "pid").read_text()))
