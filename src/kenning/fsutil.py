@@ -8,13 +8,19 @@ Invariants the rest of Kenning relies on:
   under the same lock removes.
 - ``exclusive_lock`` locks a *separate* ``.lock`` file, never the data file:
   a lock on the data file would be lost by the rename above.
+- ``read_regular`` never follows a symbolic link at the file or at its folder,
+  reads only regular files, and never more than its cap; it checks what it
+  opened (``fstat`` of the descriptor), so nothing can be swapped in between
+  the check and the read.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -67,6 +73,126 @@ class FileStamp:
         except FileNotFoundError:
             return None
         return cls(st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+FileProblem = Literal["link", "not_file", "too_large", "unreadable"]
+
+
+class UnsafeFileError(Exception):
+    """A path Kenning refuses to read; nothing was read from it.
+
+    ``problem`` says which rule it broke; ``detail`` completes the sentence
+    "<path> …" (e.g. "is a symbolic link (to /etc/passwd)").
+    """
+
+    def __init__(self, path: Path, problem: FileProblem, detail: str) -> None:
+        super().__init__(f"{path} {detail}")
+        self.path = path
+        self.problem: FileProblem = problem
+        self.detail = detail
+
+
+def format_size(size: int) -> str:
+    """``812 bytes``, ``256 KiB``, ``52.1 MiB``: sizes as people read them."""
+    if size < 1024:
+        return f"{size:,} bytes"
+    value = float(size)
+    for unit in ("KiB", "MiB", "GiB"):
+        value /= 1024
+        if value < 1024 or unit == "GiB":
+            break
+    return f"{value:.1f} {unit}".replace(".0 ", " ")
+
+
+def _what_is(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
+def _refusal(path: Path, exc: OSError, *, want_dir: bool) -> UnsafeFileError:
+    """Explain why opening ``path`` without following links failed."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISLNK(mode):
+        try:
+            detail = f"is a symbolic link (to {os.readlink(path)})"
+        except OSError:
+            detail = "is a symbolic link"
+        return UnsafeFileError(path, "link", detail)
+    if mode is not None and want_dir and not stat.S_ISDIR(mode):
+        return UnsafeFileError(path, "not_file", "is not a folder")
+    if mode is not None and not want_dir and not stat.S_ISREG(mode):
+        return UnsafeFileError(path, "not_file", f"is {_what_is(mode)}, not a regular file")
+    reason = exc.strerror or errno.errorcode.get(exc.errno or 0, str(exc))
+    return UnsafeFileError(path, "unreadable", f"cannot be opened ({reason})")
+
+
+def read_regular(path: Path, *, max_bytes: int) -> tuple[bytes, FileStamp] | None:
+    """The bytes of ``path`` and their stamp; None if it (or its folder) does not exist.
+
+    Raises UnsafeFileError, having read nothing, if ``path`` or its folder is
+    a symbolic link, ``path`` is not a regular file (a directory, a pipe, a
+    device), it is larger than ``max_bytes``, or it cannot be opened. Links are
+    refused rather than followed because a file Kenning reads into a prompt
+    and rewrites and commits must stay inside the home: following one would
+    put its target into the prompt and, on the next write, into history.
+    The folder is opened with ``O_NOFOLLOW`` and the file relative to it, so
+    a link swapped in after any check is still never followed. The stamp is
+    of the descriptor that was read (``O_NONBLOCK`` so a pipe cannot hang
+    the open).
+    """
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        dir_fd = os.open(path.parent, flags | os.O_DIRECTORY)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _refusal(path.parent, exc, want_dir=True) from exc
+    try:
+        try:
+            fd = os.open(path.name, flags | os.O_NONBLOCK, dir_fd=dir_fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _refusal(path, exc, want_dir=False) from exc
+        try:
+            return _read_capped(path, fd, max_bytes)
+        finally:
+            os.close(fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _read_capped(path: Path, fd: int, max_bytes: int) -> tuple[bytes, FileStamp]:
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafeFileError(path, "not_file", f"is {_what_is(st.st_mode)}, not a regular file")
+    cap = format_size(max_bytes)
+    if st.st_size > max_bytes:
+        detail = f"is {format_size(st.st_size)}, more than the {cap} Kenning reads from it"
+        raise UnsafeFileError(path, "too_large", detail)
+    chunks: list[bytes] = []
+    remaining = max_bytes + 1  # one byte more tells a file that grew past the cap
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    data = b"".join(chunks)
+    if len(data) > max_bytes:
+        detail = f"grew past the {cap} Kenning reads from it while being read"
+        raise UnsafeFileError(path, "too_large", detail)
+    return data, FileStamp(st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def atomic_write(

@@ -9,6 +9,11 @@ they reach prompts later (today's and yesterday's journal are loaded).
 
 Day files use the local date, because "what did I do today" is asked in the
 user's time zone; each entry's heading carries the local time and its source.
+
+A day file is read only as a regular UTF-8 file inside the home, never through
+a symbolic link and never past ``MAX_DAY_BYTES``: anything else raises
+JournalError (nothing read, nothing written), so a link cannot put what it
+points to into a prompt, or into history on the next append.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from kenning import clock
-from kenning.fsutil import atomic_write, held
+from kenning.fsutil import UnsafeFileError, atomic_write, held, read_regular
 from kenning.history import History
 from kenning.paths import HomeLayout
 from kenning.safety import threats
@@ -28,12 +33,25 @@ from kenning.safety import threats
 # A single journal entry larger than this is almost certainly a dump of tool
 # output, which belongs in the archive, not in a file that enters prompts.
 MAX_ENTRY_CHARS = 8_000
+# Kenning only appends to a day file and never trims it, so this cap only
+# catches mistakes (a log redirected into it): 16 MiB is 2,000 entries at the
+# per-entry limit and still reads in milliseconds.
+MAX_DAY_BYTES = 16 * 1024 * 1024
 
 _DAY_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
 
 
 class JournalError(ValueError):
-    """A refused append; nothing was written. The message says what to do."""
+    """A refused append or an unusable day file; nothing was written. The message says why."""
+
+
+_FIXES = {
+    "link": "Kenning does not follow links in the journal (a link can point outside the "
+    "home); replace the link with a regular file, then retry.",
+    "not_file": "Move it aside so Kenning can keep a regular file there, then retry.",
+    "too_large": "Move it aside (or split it) so a new day file can start, then retry.",
+    "unreadable": "Fix its permissions so Kenning can read it, then retry.",
+}
 
 
 @dataclass(frozen=True)
@@ -77,7 +95,7 @@ class Journal:
         path = self.path_for(now.date())
         heading = f"## {now:%H:%M:%S} · {source}"
         with held(path):
-            existing = path.read_text(encoding="utf-8") if path.exists() else ""
+            existing = self._read_path(path) or ""
             if not existing:
                 existing = f"# Journal {now.date().isoformat()}\n"
             separator = (
@@ -92,8 +110,23 @@ class Journal:
         return JournalAppend(path, heading, commit)
 
     def read(self, day: date) -> str | None:
-        path = self.path_for(day)
-        return path.read_text(encoding="utf-8") if path.exists() else None
+        """The text of ``day``'s file, None if there is none (JournalError if unusable)."""
+        return self._read_path(self.path_for(day))
+
+    def _read_path(self, path: Path) -> str | None:
+        try:
+            found = read_regular(path, max_bytes=MAX_DAY_BYTES)
+        except UnsafeFileError as exc:
+            raise JournalError(f"{exc}. {_FIXES[exc.problem]}") from exc
+        if found is None:
+            return None
+        try:
+            return found[0].decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JournalError(
+                f"{path} is not valid UTF-8 text (byte {exc.start}). Nothing was read or "
+                "written; fix the file by hand or move it aside, then retry."
+            ) from exc
 
     def days(self) -> list[date]:
         """Days that have a journal file, oldest first."""

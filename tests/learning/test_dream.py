@@ -129,6 +129,21 @@ def test_a_concurrent_edit_of_memory_aborts_the_promotion(tmp_path: Path) -> Non
     assert "Aborted: MEMORY.md changed" in (home.root / "DREAMS.md").read_text()
 
 
+def test_a_symlinked_memory_file_is_never_followed_or_replaced(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    _journal(home, 1, PORT)
+    _recall(home, "staging database port", "pgbouncer port", "staging port")
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret outside the home\n")
+    home.layout.memory_file.parent.mkdir(parents=True, exist_ok=True)
+    home.layout.memory_file.symlink_to(outside)
+    report = Dreamer(home, clock=lambda: NOW).run()
+    assert report.aborted and "symbolic link" in report.aborted and report.promoted == []
+    assert home.layout.memory_file.is_symlink()
+    assert outside.read_text() == "secret outside the home\n"
+    assert "secret" not in (home.root / "DREAMS.md").read_text()
+
+
 def test_dreams_md_and_automated_sessions_are_never_sources(tmp_path: Path) -> None:
     home = _home(tmp_path)
     planted = "The moon base door code rotates every week."

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from kenning.home import Home
 from kenning.learning import install_review
 from kenning.memory.store import Target
@@ -197,3 +199,25 @@ def test_in_propose_mode_the_review_only_proposes(tmp_path: Path) -> None:
     pending = [p for p, stale in library_for(home).proposal_states() if not stale]
     assert len(pending) == 1 and pending[0].change.new == "## Verify it"
     assert git_log(home)[0].startswith("review of session")
+
+
+def test_a_symlinked_memory_file_is_neither_copied_nor_replaced_by_a_review(
+    tmp_path: Path,
+) -> None:
+    from kenning.learning.staging import Staging, StagingConflict
+
+    home = learning_home(tmp_path / "home")
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret outside the home\n")
+    home.layout.memory_file.parent.mkdir(parents=True)
+    home.layout.memory_file.symlink_to(outside)
+    staging = Staging.create(home)
+    try:
+        assert staging.home.memory.read(Target.MEMORY).entries == ()  # the target stays out
+        staging.home.memory.add(Target.MEMORY, "Review fact.")
+        with pytest.raises(StagingConflict, match="symbolic link"):
+            staging.land("s1")
+    finally:
+        staging.close()
+    assert home.layout.memory_file.is_symlink()
+    assert outside.read_text() == "secret outside the home\n"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from kenning import clock
 from kenning.home import Home
+from kenning.journal import JournalError
 from kenning.prompt.rules import load_rules, render_rules
 from kenning.safety import threats
 
@@ -82,7 +83,16 @@ def build_system_prompt(
 def _journal_block(home: Home, today: date) -> str:
     lines: list[str] = []
     for day, label in ((today - timedelta(days=1), "yesterday"), (today, "today")):
-        text = home.journal.read(day)
+        try:
+            text = home.journal.read(day)
+        except JournalError:
+            # Only the name, never the bytes: the session starts, the user can be told.
+            lines.append(
+                f"## Journal, {label} ({day.isoformat()})\n[not loaded: memory/"
+                f"{day.isoformat()}.md is not a regular UTF-8 file Kenning can read; "
+                "`kenning journal show` says why. Tell the user it needs fixing.]"
+            )
+            continue
         if not text or not text.strip():
             continue
         body = text.strip()

@@ -35,7 +35,10 @@ def show(state: CliState, day: str | None) -> None:
     """Print the journal of DAY (YYYY-MM-DD, 'today' or 'yesterday'; default today)."""
     home = state.home()
     wanted = _parse_day(day, home.journal.clock().date())
-    text = home.journal.read(wanted)
+    try:
+        text = home.journal.read(wanted)
+    except JournalError as exc:
+        raise click.ClickException(str(exc)) from exc
     if text is None:
         click.echo(f"No journal for {wanted.isoformat()}.")
         return

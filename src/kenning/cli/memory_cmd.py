@@ -2,7 +2,8 @@
 
 Exit codes, for scripts: 0 done (including "already saved"), 1 other error,
 2 usage error, 3 over budget, 4 blocked by the safety scan, 5 no match or
-ambiguous match, 6 the file on disk no longer parses as entries.
+ambiguous match, 6 the file on disk cannot be used (no longer parses as
+entries, or is a link, a directory, too large or unreadable).
 """
 
 from __future__ import annotations
@@ -14,9 +15,15 @@ import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
 from kenning.history import HistoryError
-from kenning.memory.entries import UnparseableFileError
 from kenning.memory.revert import revert_change
-from kenning.memory.store import ErrorKind, MemoryState, MemoryWriteError, Target, WriteResult
+from kenning.memory.store import (
+    ErrorKind,
+    MemoryFileError,
+    MemoryState,
+    MemoryWriteError,
+    Target,
+    WriteResult,
+)
 
 EXIT_CODES = {
     ErrorKind.OVER_BUDGET: 3,
@@ -24,6 +31,7 @@ EXIT_CODES = {
     ErrorKind.NO_MATCH: 5,
     ErrorKind.AMBIGUOUS: 5,
     ErrorKind.UNPARSEABLE: 6,
+    ErrorKind.UNUSABLE: 6,
 }
 
 user_flag = click.option(
@@ -99,10 +107,8 @@ def show(state: CliState, user: bool, as_json: bool) -> None:
     target = _target(user)
     try:
         current = store.read(target)
-    except UnparseableFileError as exc:
-        raise click.ClickException(
-            f"{target.filename} no longer reads as a list of entries: {exc}"
-        ) from exc
+    except MemoryFileError as exc:
+        raise click.ClickException(str(exc)) from exc
     path = str(store.path(target))
     if as_json:
         echo_json(_state_json(current, path))
@@ -154,7 +160,15 @@ def remove(state: CliState, user: bool, old: str) -> None:
 @pass_state
 def render(state: CliState) -> None:
     """Print the exact hot-memory block a new session's system prompt would get."""
-    click.echo(state.home().snapshot().render(), nl=False)
+    home = state.home()
+    click.echo(home.snapshot().render(), nl=False)
+    # The block carries a short notice for a file that cannot be used; the
+    # person running this gets the full reason and the fix as well.
+    for target in Target:
+        try:
+            home.memory.read(target)
+        except MemoryFileError as exc:
+            click.secho(f"warning: {exc}", fg="yellow", err=True)
 
 
 @memory.command("path")
@@ -199,7 +213,7 @@ def revert(state: CliState, rev: str) -> None:
     home = state.home()
     try:
         outcome = revert_change(home.memory, home.history, rev)
-    except HistoryError as exc:
+    except (HistoryError, MemoryFileError) as exc:
         raise click.ClickException(str(exc)) from exc
     except MemoryWriteError as exc:
         _refuse(exc)

@@ -52,7 +52,7 @@ from kenning.memory.entries import (
     parse_entries,
     serialise_entries,
 )
-from kenning.memory.store import Target
+from kenning.memory.store import MemoryFileError, Target
 from kenning.safety import threats
 from kenning.search.text import query_terms
 
@@ -224,9 +224,14 @@ class Dreamer:
 
     def _deep(self, report: DreamReport, now: datetime, theme_words: set[str]) -> None:
         cfg = self.config
-        path = self.home.layout.memory_file
-        stamp = FileStamp.of(path)
-        raw = path.read_bytes() if path.exists() else b""
+        try:
+            found, stamp = self.home.memory.read_raw(Target.MEMORY)
+        except MemoryFileError as exc:
+            report.aborted = f"{exc.message} {exc.next_step}"
+            if not report.dry_run:
+                report.commit = self._record(report, memory=None)
+            return
+        raw = found or b""
         digest = hashlib.sha256(raw).hexdigest()
         try:
             entries = parse_entries(
@@ -333,7 +338,10 @@ class Dreamer:
             if memory is not None and memory[0] is not None:
                 content, digest, stamp = memory
                 assert content is not None
-                current = layout.memory_file.read_bytes() if layout.memory_file.exists() else b""
+                try:
+                    current = self.home.memory.read_raw(Target.MEMORY)[0] or b""
+                except MemoryFileError as exc:
+                    raise DreamConflict(f"{exc.message} Nothing was promoted.") from exc
                 if hashlib.sha256(current).hexdigest() != digest:
                     raise DreamConflict(
                         "MEMORY.md changed after it was read; nothing was promoted, so the "

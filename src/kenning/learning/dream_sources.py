@@ -33,6 +33,7 @@ from datetime import date, datetime, timedelta
 from typing import Literal
 
 from kenning.home import Home
+from kenning.journal import JournalError
 from kenning.search.text import query_terms
 
 INTERACTIVE = frozenset({"cli", "run", "mcp"})
@@ -126,7 +127,11 @@ def journal_items(home: Home, first: date, last: date) -> list[JournalItem]:
     items: list[JournalItem] = []
     for day in home.journal.days():
         if first <= day <= last:
-            items.extend(_parse_day(day, home.journal.read(day) or ""))
+            try:
+                text = home.journal.read(day) or ""
+            except JournalError:
+                continue  # a link or broken file: not dreamt from (`kenning journal show` says why)
+            items.extend(_parse_day(day, text))
     return items
 
 

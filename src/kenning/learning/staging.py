@@ -45,7 +45,14 @@ from kenning.config import Config, HistoryConfig
 from kenning.fsutil import ChangedUnderfootError, FileStamp, atomic_write, held
 from kenning.history import History
 from kenning.home import Home
-from kenning.memory.store import MemoryStore, MemoryWriteError, Operation, Target, WriteResult
+from kenning.memory.store import (
+    MemoryFileError,
+    MemoryStore,
+    MemoryWriteError,
+    Operation,
+    Target,
+    WriteResult,
+)
 from kenning.paths import HomeLayout
 from kenning.skills import files
 from kenning.skills.errors import SkillError
@@ -159,9 +166,11 @@ class Staging:
 
     def _copy(self) -> None:
         for target in _TARGET_ORDER:
-            source = self.live.memory.path(target)
-            with contextlib.suppress(FileNotFoundError):
-                data = source.read_bytes()  # writers replace atomically: never torn
+            try:
+                data, _ = self.live.memory.read_raw(target)  # writers replace atomically
+            except MemoryFileError:
+                continue  # a link or broken file: the landing refuses it and says why
+            if data is not None:
                 dest = self.home.memory.path(target)
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 dest.write_bytes(data)
@@ -265,11 +274,10 @@ class Staging:
     def _plan_memory(self, target: Target) -> _FilePlan:
         """Replay the review's batches onto the live file as it is now (under its lock)."""
         path = self.live.memory.path(target)
-        stamp = FileStamp.of(path)
         try:
-            old: bytes | None = path.read_bytes()
-        except FileNotFoundError:
-            old = None
+            old, stamp = self.live.memory.read_raw(target)
+        except MemoryFileError as exc:
+            raise StagingConflict(f"{exc.message} {exc.next_step}") from exc
         with tempfile.TemporaryDirectory(prefix="kenning-replay-") as tmp:
             layout = HomeLayout(Path(tmp))
             store = MemoryStore(layout, self.live.config.memory, History(Path(tmp), enabled=False))

@@ -3,12 +3,15 @@
 ``MEMORY.md`` holds the agent's notes (environment facts, conventions, tool
 quirks); ``USER.md`` holds who the user is. Entries are separated by a line
 holding ``§``. See ``store`` for the write rules, ``snapshot`` for the
-prompt block, and ``tool`` for the model-facing ``memory`` tool.
+prompt block, and ``tool`` for the model-facing ``memory`` tool. A file that
+cannot be used as it is (a link, a directory, too large, not entries) raises
+``MemoryFileError`` from every reader.
 """
 
 from kenning.memory.entries import ENTRY_SEPARATOR, parse_entries, serialise_entries
 from kenning.memory.snapshot import MemorySnapshot
 from kenning.memory.store import (
+    MemoryFileError,
     MemoryStore,
     MemoryWriteError,
     Operation,
@@ -18,6 +21,7 @@ from kenning.memory.store import (
 
 __all__ = [
     "ENTRY_SEPARATOR",
+    "MemoryFileError",
     "MemorySnapshot",
     "MemoryStore",
     "MemoryWriteError",

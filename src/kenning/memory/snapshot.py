@@ -7,7 +7,9 @@ and the model's picture of its own memory stable. A new snapshot is taken by
 the next session, or after a compaction.
 
 Entries that arrived by hand-editing and match a threat pattern are shown
-neutralised here, while the live file keeps them visible and removable.
+neutralised here, while the live file keeps them visible and removable. A file
+that cannot be used (a link, a directory, oversized, not entries) becomes a
+short notice in its place: a session always starts, and never with its bytes.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kenning import clock
-from kenning.memory.entries import ENTRY_SEPARATOR, UnparseableFileError
-from kenning.memory.store import MemoryState, MemoryStore, Target
+from kenning.memory.entries import ENTRY_SEPARATOR
+from kenning.memory.store import MemoryFileError, MemoryState, MemoryStore, Target
 from kenning.safety import threats
 
 _TITLES = {
@@ -29,15 +31,16 @@ _TITLES = {
 @dataclass(frozen=True)
 class MemoryBlock:
     state: MemoryState
-    error: str | None = None
+    error: str | None = None  # completes "<filename> …" when the file could not be used
 
     def render(self) -> str:
         target = self.state.target
         if self.error is not None:
             return (
                 f"{_TITLES[target]} [unreadable]\n"
-                f"{target.filename} could not be read ({self.error}). "
-                "Tell the user it needs fixing; do not write to it until then."
+                f"{target.filename} could not be read: it {self.error}. Nothing from it is "
+                "shown here. Tell the user it needs fixing (`kenning memory show` says how); "
+                "do not write to it until then."
             )
         header = f"{_TITLES[target]} [{self.state.usage_line()}]"
         if self.state.used > self.state.budget:
@@ -66,5 +69,5 @@ class MemorySnapshot:
 def _block(store: MemoryStore, target: Target) -> MemoryBlock:
     try:
         return MemoryBlock(store.read(target))
-    except UnparseableFileError as exc:
-        return MemoryBlock(MemoryState(target, (), store.budget(target)), error=str(exc))
+    except MemoryFileError as exc:
+        return MemoryBlock(MemoryState(target, (), store.budget(target)), error=exc.model_detail)

@@ -13,6 +13,11 @@ Invariants:
   refused with the current entries, their sizes and what to do next.
 - Content is scanned (``kenning.safety.threats``) before it is accepted,
   because it will enter a system prompt later.
+- A file is only ever read as a regular file inside the home and at most
+  ``read_cap`` bytes: a symbolic link, a directory, an oversized or
+  unparseable file raises :class:`MemoryFileError` on every reader (the CLI,
+  the tool, the snapshot, health checks) and is never written over, so
+  nothing it points to or holds reaches a prompt or the history.
 """
 
 from __future__ import annotations
@@ -20,14 +25,22 @@ from __future__ import annotations
 import enum
 import hashlib
 import re
-import shutil
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from kenning.config import MemoryConfig
-from kenning.fsutil import ChangedUnderfootError, FileStamp, atomic_write, held
+from kenning.fsutil import (
+    ChangedUnderfootError,
+    FileProblem,
+    FileStamp,
+    UnsafeFileError,
+    atomic_write,
+    held,
+    read_regular,
+)
 from kenning.history import History
 from kenning.memory.entries import (
     UnparseableFileError,
@@ -46,6 +59,15 @@ Action = Literal["add", "replace", "remove"]
 # something is rewriting the file in a loop and we should say so.
 _MAX_ATTEMPTS = 5
 
+# Hot memory goes whole into every prompt, so a file far past its budget is
+# not memory but a mistake (a pasted log, a wrong `mv`). Reads are capped so
+# such a file costs a stat, not minutes of parsing and a prompt of megabytes.
+# 256 KiB is over 100x the default budgets: room for any hand edit that
+# overshoots and needs consolidating. The cap grows with a raised budget at 32
+# bytes per budgeted char (8x the budget even if every char takes 4 bytes).
+MIN_READ_CAP = 256 * 1024
+READ_CAP_BYTES_PER_CHAR = 32
+
 
 class Target(enum.StrEnum):
     MEMORY = "memory"
@@ -63,6 +85,7 @@ class ErrorKind(enum.StrEnum):
     AMBIGUOUS = "ambiguous"
     OVER_BUDGET = "over_budget"
     UNPARSEABLE = "unparseable"  # the file on disk is not a list of entries
+    UNUSABLE = "unusable"  # the path is a link, not a regular file, too large or unreadable
     BUSY = "busy"  # the file kept changing under us
 
 
@@ -117,6 +140,50 @@ class MemoryWriteError(Exception):
         return f"{self.message} {self.next_step}".strip()
 
 
+_FIXES: dict[FileProblem | Literal["unparseable"], str] = {
+    "link": "Kenning does not follow links for hot memory: a link can point outside the home, "
+    "and a write would commit what it points to. Replace the link with a regular file or "
+    "folder (or remove it to start empty), then retry.",
+    "not_file": "Move it aside (e.g. mv {path} {path}.aside) so Kenning can keep a regular "
+    "file there, then retry.",
+    "too_large": "Trim it by hand to fit the budget (entries separated by a line holding "
+    "only §), or move it aside (mv {path} {path}.big) to start a fresh one, then retry.",
+    "unreadable": "Fix its permissions so Kenning can read it, then retry.",
+    "unparseable": "Fix the file by hand (entries separated by a line holding only §), then retry.",
+}
+
+
+@dataclass
+class MemoryFileError(Exception):
+    """MEMORY.md or USER.md exists but cannot be used as it is.
+
+    Raised by :meth:`MemoryStore.read` and :meth:`MemoryStore.read_raw`, and so
+    by every reader. Nothing from the file was returned and nothing was
+    written; the file is left exactly as it is. ``problem`` is "link",
+    "not_file", "too_large", "unreadable" or "unparseable"; ``detail``
+    completes "<filename> …"; ``str()`` names the path and the fix.
+    """
+
+    target: Target
+    path: Path
+    problem: FileProblem | Literal["unparseable"]
+    detail: str
+    next_step: str
+    # ``detail`` for a model's eyes (prompts, tool results): without a link's
+    # target, which is text whoever made the link chose. "" = same as detail.
+    model_detail: str = ""
+
+    def __post_init__(self) -> None:
+        self.model_detail = self.model_detail or self.detail
+
+    @property
+    def message(self) -> str:
+        return f"{self.target.filename} {self.detail}."
+
+    def __str__(self) -> str:
+        return f"{self.path} {self.detail}. {self.next_step}"
+
+
 class MemoryStore:
     """The two hot-memory files of one home."""
 
@@ -133,19 +200,48 @@ class MemoryStore:
 
     # -- reading -----------------------------------------------------------
 
-    def read(self, target: Target) -> MemoryState:
-        """The live entries on disk (raises UnparseableFileError)."""
-        entries, _ = self._read(target)
-        return MemoryState(target, tuple(entries), self.budget(target))
+    def read_cap(self, target: Target) -> int:
+        """The most bytes Kenning reads from ``target`` (see MIN_READ_CAP)."""
+        return max(MIN_READ_CAP, READ_CAP_BYTES_PER_CHAR * self.budget(target))
 
-    def _read(self, target: Target) -> tuple[list[str], FileStamp | None]:
+    def read(self, target: Target) -> MemoryState:
+        """The live entries on disk (raises MemoryFileError)."""
+        raw, _ = self.read_raw(target)
+        return MemoryState(target, tuple(self._parse(target, raw)), self.budget(target))
+
+    def read_raw(self, target: Target) -> tuple[bytes | None, FileStamp | None]:
+        """The file's bytes and stamp, (None, None) if it does not exist.
+
+        The one way hot memory is read from disk: raises MemoryFileError for a
+        link, a non-regular file, a file over ``read_cap`` or one that cannot
+        be opened, having read nothing from it.
+        """
         path = self.path(target)
-        stamp = FileStamp.of(path)
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return [], None
-        return parse_entries(decode(raw), max_entry_chars=self.budget(target)), stamp
+            found = read_regular(path, max_bytes=self.read_cap(target))
+        except UnsafeFileError as exc:
+            here = exc.path == path
+            detail = exc.detail if here else f"is in {exc.path}, which {exc.detail}"
+            if exc.problem == "too_large":
+                detail += f" (budget {self.budget(target):,} chars)"
+            shown = detail
+            if exc.problem == "link":
+                shown = "is a symbolic link" if here else "is in a folder that is a symbolic link"
+            fix = _FIXES[exc.problem].format(path=shlex.quote(str(exc.path)))
+            raise MemoryFileError(target, path, exc.problem, detail, fix, shown) from exc
+        return (None, None) if found is None else found
+
+    def _parse(self, target: Target, raw: bytes | None) -> list[str]:
+        if raw is None:
+            return []
+        try:
+            return parse_entries(decode(raw), max_entry_chars=self.budget(target))
+        except UnparseableFileError as exc:
+            detail = f"no longer reads as a list of entries ({exc})"
+            path = self.path(target)
+            raise MemoryFileError(
+                target, path, "unparseable", detail, _FIXES["unparseable"]
+            ) from exc
 
     # -- writing -----------------------------------------------------------
 
@@ -172,12 +268,23 @@ class MemoryStore:
                 ErrorKind.INVALID, "No operations given.", "Pass at least one add/replace/remove."
             )
         path = self.path(target)
+        try:
+            # Refuse a link before taking the lock, whose file would otherwise
+            # be created through a linked folder; re-checked under the lock.
+            self.read_raw(target)
+        except MemoryFileError as exc:
+            raise _unusable(exc) from exc
         for _attempt in range(_MAX_ATTEMPTS):
             with held(path):
                 try:
-                    entries, stamp = self._read(target)
-                except UnparseableFileError as exc:
-                    raise self._unparseable(target, exc) from exc
+                    raw, stamp = self.read_raw(target)
+                except MemoryFileError as exc:
+                    raise _unusable(exc) from exc
+                try:
+                    entries = self._parse(target, raw)
+                except MemoryFileError as exc:
+                    assert raw is not None
+                    raise self._unparseable(exc, raw) from exc
                 before = MemoryState(target, tuple(entries), self.budget(target))
                 after, changes, skipped = _apply_all(before, cleaned)
                 if not changes:
@@ -199,25 +306,32 @@ class MemoryStore:
             "Nothing was written. Close any program rewriting the file, then retry.",
         )
 
-    def _unparseable(self, target: Target, exc: UnparseableFileError) -> MemoryWriteError:
-        backup = self._backup(target)
+    def _unparseable(self, exc: MemoryFileError, raw: bytes) -> MemoryWriteError:
+        backup = self._backup(exc.target, raw)
         return MemoryWriteError(
             ErrorKind.UNPARSEABLE,
-            f"{target.filename} no longer reads as a list of entries ({exc}). "
+            f"{exc.target.filename} {exc.detail}. "
             f"Nothing was written; a copy of the file is at {backup}.",
-            "Fix the file by hand (entries separated by a line holding only §), then retry.",
+            exc.next_step,
         )
 
-    def _backup(self, target: Target) -> Path:
+    def _backup(self, target: Target, raw: bytes) -> Path:
         # One backup per distinct broken content, so repeated refusals do not
         # fill the disk; the hash in the name ties the copy to what it saved.
-        raw = self.path(target).read_bytes()
+        # The copy is of the bytes already read (bounded, from no link).
         digest = hashlib.sha256(raw).hexdigest()[:12]
         dest = self.layout.backups_dir / "memories" / f"{target.filename}.{digest}.bak"
         if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(self.path(target), dest)
+            atomic_write(dest, raw)
         return dest
+
+
+def _unusable(exc: MemoryFileError) -> MemoryWriteError:
+    return MemoryWriteError(
+        ErrorKind.UNUSABLE,
+        f"{exc.target.filename} {exc.model_detail}. Nothing was written.",
+        exc.next_step,
+    )
 
 
 # -- pure operation logic ------------------------------------------------------

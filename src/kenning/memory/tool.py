@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kenning.memory.entries import UnparseableFileError
 from kenning.memory.store import (
     ErrorKind,
+    MemoryFileError,
     MemoryState,
     MemoryStore,
     MemoryWriteError,
@@ -172,12 +172,14 @@ def _state_payload(state: MemoryState) -> dict[str, Any]:
 def _show(store: MemoryStore, target: Target) -> dict[str, Any]:
     try:
         state = store.read(target)
-    except UnparseableFileError as exc:
+    except MemoryFileError as exc:
+        kind = ErrorKind.UNPARSEABLE if exc.problem == "unparseable" else ErrorKind.UNUSABLE
         return {
             "success": False,
-            "error": ErrorKind.UNPARSEABLE.value,
-            "message": f"{target.filename} no longer reads as a list of entries ({exc}).",
-            "next_step": "Tell the user the file needs fixing by hand; do not write to it.",
+            "error": kind.value,
+            "message": f"{target.filename} {exc.model_detail}.",
+            "next_step": f"Tell the user the file needs fixing by hand ({exc.next_step}); "
+            "do not write to it until then.",
         }
     return {"success": True, "target": target.value, **_state_payload(state)}
 
