@@ -81,3 +81,17 @@ def test_memory_files_never_decay_journal_does(home: Home, archive: Archive) -> 
     hits = engine.search("router password").hits
     assert [h.path for h in hits] == ["memories/MEMORY.md", "memory/2020-01-01.md"]
     assert hits[1].score < hits[0].score
+
+
+def test_linked_memory_files_are_not_indexed(home: Home, tmp_path: os.PathLike[str]) -> None:
+    outside = os.path.join(tmp_path, "secrets.txt")
+    with open(outside, "w") as f:
+        f.write("root:x:0:0:root:/root:/bin/bash\n")
+    layout = home.layout
+    layout.memories_dir.mkdir(parents=True)
+    layout.memory_file.symlink_to(outside)
+    layout.user_file.write_text("Prefers tea over coffee\n")
+    found = chunks.memory_files(layout, ())
+    assert set(found) == {"memories/USER.md"}
+    # an extra path the user configured may still be a link: that is their choice
+    assert outside in {str(p) for p, _ in chunks.memory_files(layout, (outside,)).values()}

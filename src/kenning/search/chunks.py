@@ -79,7 +79,12 @@ def memory_files(layout: HomeLayout, extra_paths: Sequence[str]) -> dict[str, tu
     """{stored path: (file, decays)}; stored paths are relative to the home inside it."""
     found: dict[str, tuple[Path, bool]] = {}
 
-    def add(path: Path, decays: bool) -> None:
+    def add(path: Path, decays: bool, *, own: bool = False) -> None:
+        # The home's own memory files are never followed through a link (as the
+        # memory store refuses them): a planted MEMORY.md -> /etc/passwd must not
+        # reach memory_search. Extra paths are the user's choice and may be links.
+        if own and (path.is_symlink() or path.parent.is_symlink()):
+            return
         if path.is_file():
             try:
                 key = str(path.resolve().relative_to(layout.root.resolve()))
@@ -87,11 +92,11 @@ def memory_files(layout: HomeLayout, extra_paths: Sequence[str]) -> dict[str, tu
                 key = str(path.resolve())
             found.setdefault(key, (path, decays))
 
-    add(layout.memory_file, False)
-    add(layout.user_file, False)
-    if layout.journal_dir.is_dir():
+    add(layout.memory_file, False, own=True)
+    add(layout.user_file, False, own=True)
+    if layout.journal_dir.is_dir() and not layout.journal_dir.is_symlink():
         for path in sorted(layout.journal_dir.glob("*.md")):
-            add(path, True)
+            add(path, True, own=True)
     for raw in extra_paths:
         pattern = Path(raw).expanduser()
         base = pattern if pattern.is_absolute() else layout.root / pattern
