@@ -143,3 +143,33 @@ def test_cli_shows_config_errors_cleanly(_hermetic_home: Path) -> None:
     assert "--set model.timeout_s: -5.0 is out of range; model.timeout_s must be > 0" in (
         result.output
     )
+
+
+@pytest.mark.parametrize(
+    ("file_text", "env", "message"),
+    [
+        (
+            "[context]\nprune_at = 0.9\n",
+            {},
+            "context.prune_at must be at most context.placeholder_at",
+        ),
+        ("", {"KENNING_CONTEXT__COMPACT_AT": "0.6"}, "context.flush_at must be at most"),
+        ("[search]\nchunk_overlap = 400\n", {}, "must be smaller than search.chunk_tokens"),
+        ("[context]\ncooldown_s = 1000\n", {}, "context.cooldown_s must be at most"),
+    ],
+)
+def test_settings_that_come_in_an_order_are_checked_together(
+    tmp_path: Path, file_text: str, env: dict[str, str], message: str
+) -> None:
+    file = tmp_path / "config.toml"
+    file.write_text(file_text)
+    with pytest.raises(config.ConfigError, match=message) as info:
+        config.load(file, environ=env)
+    assert "(file)" in str(info.value) or "(env)" in str(info.value)
+
+
+def test_ordered_settings_may_move_together(tmp_path: Path) -> None:
+    file = tmp_path / "config.toml"
+    file.write_text("[context]\nplaceholder_at = 0.95\ncompact_at = 0.95\nflush_at = 0.9\n")
+    loaded = config.load(file, environ={"KENNING_CONTEXT__PRUNE_AT": "0.5"})
+    assert (loaded.context.prune_at, loaded.context.compact_at) == (0.5, 0.95)

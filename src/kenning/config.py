@@ -504,4 +504,33 @@ def load(
                 values[section][key] = value
                 sources[f"{section}.{key}"] = origin
     built = {name: cls(**values[name]) for name, cls in sections.items()}
+    _check_order(built, sources, path)
     return Config(**built, sources=sources)
+
+
+# Settings that only make sense in an order: each pair is (section, smaller, larger,
+# strictly). Checked after every layer is applied, since either side may come from any.
+_ORDER = (
+    ("context", "prune_at", "placeholder_at", False),
+    ("context", "placeholder_at", "compact_at", False),
+    ("context", "flush_at", "compact_at", False),
+    ("context", "warn_at", "warn_high_at", False),
+    ("context", "warn_high_at", "warn_critical_at", False),
+    ("context", "cooldown_s", "cooldown_max_s", False),
+    ("search", "chunk_overlap", "chunk_tokens", True),
+)
+
+
+def _check_order(built: Mapping[str, Any], sources: Mapping[str, str], path: Path | None) -> None:
+    for section, low, high, strict in _ORDER:
+        a, b = getattr(built[section], low), getattr(built[section], high)
+        if a > b or (strict and a == b):
+            origins = ", ".join(
+                f"{section}.{key} = {_number(val)} ({sources[f'{section}.{key}']})"
+                for key, val in ((low, a), (high, b))
+            )
+            relation = "smaller than" if strict else "at most"
+            raise ConfigError(
+                f"{section}.{low} must be {relation} {section}.{high}; got {origins}."
+                f" Change one of them{f' in {path}' if path else ''}."
+            )
