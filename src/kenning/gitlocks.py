@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kenning import clock
+from kenning.fsutil import age_text
 
 MIN_AGE_S = 5.0
 UNVERIFIED_AGE_S = 3600.0
@@ -59,7 +60,7 @@ class GitLock:
         if self.holders:
             pids = ", ".join(str(pid) for pid in self.holders)
             return f"{rel} belongs to a running git (pid {pids})"
-        age = _age_text(self.age_s)
+        age = age_text(self.age_s)
         if self.stale:
             return f"{rel} was left by a git that is no longer running ({age} old)"
         if not self.checked:
@@ -147,13 +148,3 @@ def _relative(path: Path, root: Path) -> str:
         return str(path.relative_to(root))
     except ValueError:
         return str(path)
-
-
-def _age_text(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 172_800:
-        return f"{seconds / 3600:.0f} h"
-    return f"{seconds / 86400:.0f} days"
