@@ -211,6 +211,25 @@ class History:
     def available(self) -> bool:
         return self._git is not None and (self.root / ".git").is_dir()
 
+    def broken(self) -> str | None:
+        """Why the repository cannot answer (None when it can): e.g. a garbled HEAD."""
+        result = self._run("rev-parse", "--verify", "-q", "HEAD", check=False)
+        if result.returncode == 0:
+            return None
+        return result.stderr.strip() or "HEAD does not name a commit"
+
+    def uncommitted(self) -> list[str]:
+        """``git status --porcelain`` lines: changes made outside Kenning, not yet committed.
+
+        Takes no optional lock, so it never rewrites the index (a pure read).
+        """
+        out = self._query("--no-optional-locks", "status", "--porcelain")
+        return [line for line in out.splitlines() if line.strip()]
+
+    def missed(self) -> list[str]:
+        """Subjects of writes that could not be committed yet (their next commit adds them)."""
+        return [subject for _paths, subject in self._missed_entries()]
+
     def log(self, paths: Sequence[str] = (), limit: int = 20) -> list[Commit]:
         if not self.available:
             return []

@@ -49,13 +49,12 @@ class Leftover:
     @property
     def fix(self) -> str:
         """What to do about it, as one instruction."""
-        if self.kind == "not-a-skill":
-            return (
-                f"`kenning doctor --fix` removes it, or `kenning skills create {self.path.name}` "
-                "makes a skill there"
-            )
+        create = f"`kenning skills create {self.path.name}` makes a skill there"
         if self.age_s < STALE_TEMP_AGE_S:
-            return "it may belong to a write in progress; check again in a minute"
+            soon = "it may belong to a write in progress; check again in a minute"
+            return f"{soon} ({create})" if self.kind == "not-a-skill" else soon
+        if self.kind == "not-a-skill":
+            return f"`kenning doctor --fix` removes it, or {create}"
         return "`kenning doctor --fix` removes it"
 
 
