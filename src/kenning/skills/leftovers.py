@@ -61,23 +61,23 @@ class Leftover:
 def find(skills_dir: Path, *, deep: bool = True) -> list[Leftover]:
     """Debris under ``skills_dir``; ``deep=False`` looks at its top level only (cheap)."""
     try:
-        entries = sorted(os.scandir(skills_dir), key=lambda e: e.name)
+        with os.scandir(skills_dir) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
     except (FileNotFoundError, NotADirectoryError):
         return []
     now = clock.timestamp()
     found = []
     for entry in entries:
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
         path = Path(entry.path)
-        if stat.S_ISLNK(st.st_mode):
-            continue
         if is_temp_name(entry.name):
-            kind: Kind = "staging" if stat.S_ISDIR(st.st_mode) else "temp"
-            found.append(Leftover(path, kind, max(0.0, now - st.st_mtime)))
-        elif deep and stat.S_ISDIR(st.st_mode):
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if not stat.S_ISLNK(st.st_mode):
+                kind: Kind = "staging" if stat.S_ISDIR(st.st_mode) else "temp"
+                found.append(Leftover(path, kind, max(0.0, now - st.st_mtime)))
+        elif deep and entry.is_dir(follow_symlinks=False):  # d_type: no stat per skill
             if name_problem(entry.name) is None and not holds_skill(path):
                 newest = _newest_if_only_debris(path)
                 if newest is not None:
