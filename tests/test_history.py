@@ -49,17 +49,20 @@ def test_history_off_writes_without_git(tmp_path: Path) -> None:
     assert not (tmp_path / ".git").exists()
 
 
-def test_missing_git_warns_once_and_writes_continue(
+def test_missing_git_warns_on_every_write_and_writes_continue(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
     home = make_home(tmp_path / "home")
     with caplog.at_level(logging.WARNING, logger="kenning.history"):
-        home.memory.add(Target.MEMORY, "first")
+        first = home.memory.add(Target.MEMORY, "first")
         home.memory.add(Target.MEMORY, "second")
     assert home.memory.read(Target.MEMORY).entries == ("first", "second")
-    warnings = [r for r in caplog.records if "history unavailable" in r.getMessage()]
-    assert len(warnings) == 1
+    warnings = [r.getMessage() for r in caplog.records if "NOT recorded" in r.getMessage()]
+    assert len(warnings) == 2  # every write says so, not just the first of a process
+    assert first.history_problem is not None
+    assert "git is not installed" in first.history_problem
+    assert "enabled = false" in first.history_problem
 
 
 def test_broken_repository_does_not_block_writes(
@@ -71,7 +74,7 @@ def test_broken_repository_does_not_block_writes(
     with caplog.at_level(logging.WARNING, logger="kenning.history"):
         home.memory.add(Target.MEMORY, "after breakage")
     assert home.memory.read(Target.MEMORY).entries == ("before breakage", "after breakage")
-    assert any("history unavailable" in r.getMessage() for r in caplog.records)
+    assert any("NOT recorded" in r.getMessage() for r in caplog.records)
 
 
 def test_hostile_user_git_config_is_neutralised(

@@ -28,6 +28,25 @@ from pathlib import Path
 from typing import Literal
 
 TEMP_SUFFIX = ".tmp"
+# A temp file this old, found by a process that does not hold the lock of its
+# target, is debris: an atomic write takes milliseconds.
+STALE_TEMP_AGE_S = 60.0
+
+
+def is_temp_name(name: str) -> bool:
+    """Whether ``name`` has the shape of the temp files (and folders) Kenning writes first."""
+    return name.startswith(".") and name.endswith(TEMP_SUFFIX) and len(name) > len(TEMP_SUFFIX) + 1
+
+
+def age_text(seconds: float) -> str:
+    """A file's age in words, for messages: "40 s", "12 min", "3 h", "9 days"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172_800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
 
 
 def lock_path_for(path: Path) -> Path:
@@ -219,7 +238,7 @@ def atomic_write(
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp_name)
         raise
-    _fsync_dir(path.parent)
+    fsync_dir(path.parent)
 
 
 def remove_stale_temps(path: Path) -> int:
@@ -236,7 +255,7 @@ def remove_stale_temps(path: Path) -> int:
     return removed
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     # Make the rename itself durable; some filesystems refuse O_RDONLY on dirs.
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -1,10 +1,18 @@
 """The home's history: every write Kenning makes is a git commit saying why.
 
 Files are the truth for memory, journal and skills; git makes them
-reviewable (``log``, ``diff``) and undoable (``revert``). History is a
-convenience layered over the write, never a condition for it: if git is
-missing or broken, the write still lands, a warning is logged once per home,
-and later writes keep trying (a repaired git picks up where it left off).
+reviewable (``log``, ``diff``) and undoable (``revert``). History is layered
+over the write, never a condition for it: if git is missing or broken, the
+write still lands. But history never stops silently: every write that could
+not be committed logs a warning (the CLI prints it on stderr) saying why and
+how to fix it, and the reason is returned (``try_record``) so a tool result
+can say it too. Later writes keep trying, and the next commit of a path picks
+up every change made to it meanwhile.
+
+A git killed mid-commit leaves ``.git/index.lock`` (or a ref's ``.lock``)
+behind, which would fail every later commit. Under the home lock, a commit
+that fails removes such locks when :mod:`kenning.gitlocks` shows that no
+running git owns them, says so, and retries once.
 
 Commits are authored as "Kenning" with hooks and signing disabled, so a
 user's global git configuration can neither block a memory write nor prompt
@@ -14,6 +22,8 @@ because git's own ``index.lock`` makes concurrent commits fail, not wait.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import re
@@ -23,8 +33,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kenning import clock
-from kenning.fsutil import exclusive_lock
+from kenning import clock, gitlocks
+from kenning.fsutil import atomic_write, exclusive_lock
 
 log = logging.getLogger(__name__)
 
@@ -59,12 +69,29 @@ _SAFE_OPTIONS = (
 )
 
 
+# Subjects of writes that could not be committed, one JSON line each, kept in
+# .git (never versioned) so the commit that finally records their paths can
+# say what it carries instead of passing Kenning's writes off as hand edits.
+_MISSED = "kenning-missed"
+_MISSED_MAX_BYTES = 64_000  # a home with history broken for months stops noting
+
 # First line of `git commit` output: "[main 1a2b3c4] subject" or "[main (root-commit) …]".
 _COMMIT_ID = re.compile(r"^\[[^\]]*?([0-9a-f]{7,40})\]", re.MULTILINE)
 
 
 class HistoryError(RuntimeError):
     """A history query (log/diff/show) could not be answered."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What became of one write's commit: its id, or why there is none.
+
+    Both None: history is off, or nothing changed.
+    """
+
+    commit: str | None = None
+    problem: str | None = None  # why this write is not in history, and how to fix it
 
 
 @dataclass(frozen=True)
@@ -81,43 +108,81 @@ class History:
     def __init__(self, root: Path, *, enabled: bool = True) -> None:
         self.root = root
         self.enabled = enabled
-        self._warned = False
         self._git = shutil.which("git")
 
     # -- writing -----------------------------------------------------------
 
     def record(self, paths: Sequence[Path], message: str) -> str | None:
-        """Commit the current content of ``paths`` with ``message``.
+        """Commit the current content of ``paths`` with ``message``; the commit id or None.
 
-        Returns the new commit id, or None when history is off, unavailable,
-        or nothing changed. Never raises: history must not fail a write.
+        Never raises: history must not fail a write (see :meth:`try_record`).
         """
+        return self.try_record(paths, message).commit
+
+    def try_record(self, paths: Sequence[Path], message: str) -> Recorded:
+        """Commit ``paths``; on failure, warn and return why the write is not in history."""
+        return self._try_record(paths, message, report=True)
+
+    def _try_record(self, paths: Sequence[Path], message: str, *, report: bool) -> Recorded:
         if not self.enabled:
-            return None
+            return Recorded()
         try:
             with exclusive_lock(self.root / ".git-kenning.lock"):
-                self._ensure_repo()
-                rel = [self._relative(p) for p in paths]
-                self._run("add", "-A", "--", *rel)
-                # Two git processes per write: `commit` itself reports "nothing to
-                # commit" and prints the new id, so no diff or rev-parse is needed.
-                done = self._run("commit", "--no-verify", "-m", message, "--", *rel, check=False)
-                if done.returncode != 0:
-                    if "nothing" in done.stdout or "no changes" in done.stdout:
-                        return None
-                    raise HistoryError(f"git commit: {done.stderr.strip() or done.stdout.strip()}")
-                match = _COMMIT_ID.search(done.stdout)
-                return match.group(1) if match else None
-        except (OSError, subprocess.SubprocessError, HistoryError) as exc:
-            self._warn(exc)
-            return None
+                try:
+                    return Recorded(self._commit(paths, message))
+                except HistoryError as exc:
+                    problem = self._explain(exc)  # while no git of ours can run
+        except (OSError, subprocess.SubprocessError) as exc:
+            problem = self._explain(exc)
+        if report:
+            log.warning("%s", problem)
+            self._note_missed(paths, message)
+        return Recorded(problem=problem)
+
+    def _commit(self, paths: Sequence[Path], message: str) -> str | None:
+        """Add and commit under the home lock; a stale git lock is removed and retried once."""
+        self._ensure_repo()
+        rel = [self._relative(p) for p in paths]
+        missed = self._missed_for(rel)
+        if missed:
+            message += "\n\nAlso records earlier writes that history missed:\n" + "\n".join(
+                f"- {subject}" for subject in missed
+            )
+        try:
+            commit = self._add_and_commit(rel, message)
+        except HistoryError:
+            removed = gitlocks.remove_stale(self.root)
+            if not removed:
+                raise
+            for lock in removed:
+                log.warning(
+                    "history: removed a stale git lock: %s; retrying the commit",
+                    lock.describe(self.root),
+                )
+            commit = self._add_and_commit(rel, message)
+        if missed:
+            self._forget_missed(rel)
+        return commit
+
+    def _add_and_commit(self, rel: Sequence[str], message: str) -> str | None:
+        self._run("add", "-A", "--", *rel)
+        # Two git processes per write: `commit` itself reports "nothing to
+        # commit" and prints the new id, so no diff or rev-parse is needed.
+        done = self._run("commit", "--no-verify", "-m", message, "--", *rel, check=False)
+        if done.returncode != 0:
+            if "nothing" in done.stdout or "no changes" in done.stdout:
+                return None
+            raise HistoryError(f"git commit: {done.stderr.strip() or done.stdout.strip()}")
+        match = _COMMIT_ID.search(done.stdout)
+        return match.group(1) if match else None
 
     def record_outside_edits(self, paths: Sequence[Path]) -> str | None:
         """Commit changes made to ``paths`` outside Kenning (e.g. in an editor).
 
         Called before Kenning writes, so a hand edit gets its own commit and a
         later revert of Kenning's change does not undo the user's. Costs one
-        ``git status`` when nothing changed.
+        ``git status`` when nothing changed. Failures here are not reported:
+        the caller's own commit follows at once and reports them.
         """
         existing = [p for p in paths if p.exists()]
         if not self.enabled or not existing:
@@ -128,18 +193,42 @@ class History:
                 rel = [self._relative(p) for p in existing]
                 dirty = self._run("status", "--porcelain", "--", *rel).stdout.strip()
         except (OSError, subprocess.SubprocessError, HistoryError) as exc:
-            self._warn(exc)
+            log.debug("history: hand edits not checked (%s)", exc)
             return None
         if not dirty:
             return None
         names = ", ".join(rel)
-        return self.record(existing, f"hand edit of {names} (found before a Kenning write)")
+        if self._missed_for(rel):
+            subject = f"catch-up of {names}: writes history missed earlier (and any hand edits)"
+        else:
+            subject = f"hand edit of {names} (found before a Kenning write)"
+        # Unreported on failure: the caller's own commit follows and reports it.
+        return self._try_record(existing, subject, report=False).commit
 
     # -- reading -----------------------------------------------------------
 
     @property
     def available(self) -> bool:
         return self._git is not None and (self.root / ".git").is_dir()
+
+    def broken(self) -> str | None:
+        """Why the repository cannot answer (None when it can): e.g. a garbled HEAD."""
+        result = self._run("rev-parse", "--verify", "-q", "HEAD", check=False)
+        if result.returncode == 0:
+            return None
+        return result.stderr.strip() or "HEAD does not name a commit"
+
+    def uncommitted(self) -> list[str]:
+        """``git status --porcelain`` lines: changes made outside Kenning, not yet committed.
+
+        Takes no optional lock, so it never rewrites the index (a pure read).
+        """
+        out = self._query("--no-optional-locks", "status", "--porcelain")
+        return [line for line in out.splitlines() if line.strip()]
+
+    def missed(self) -> list[str]:
+        """Subjects of writes that could not be committed yet (their next commit adds them)."""
+        return [subject for _paths, subject in self._missed_entries()]
 
     def log(self, paths: Sequence[str] = (), limit: int = 20) -> list[Commit]:
         if not self.available:
@@ -205,6 +294,46 @@ class History:
         self._run("add", ".gitignore")
         self._run("commit", "-q", "--no-verify", "-m", "initialise Kenning home")
 
+    def _note_missed(self, paths: Sequence[Path], message: str) -> None:
+        missed = self.root / ".git" / _MISSED
+        if self._git is None or not missed.parent.is_dir():
+            return  # no repository to catch up with later
+        with contextlib.suppress(OSError, ValueError):
+            if missed.exists() and missed.stat().st_size > _MISSED_MAX_BYTES:
+                return
+            entry = {"paths": [self._relative(p) for p in paths], "subject": message.split("\n")[0]}
+            with open(missed, "a", encoding="utf-8") as handle:  # one short line: O_APPEND
+                handle.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+    def _missed_entries(self) -> list[tuple[list[str], str]]:
+        """(paths, subject) of each write noted as missed, oldest first."""
+        try:
+            lines = (self.root / ".git" / _MISSED).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError):
+            return []
+        out = []
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                entry = json.loads(line)
+                if isinstance(entry, dict) and isinstance(entry.get("paths"), list):
+                    out.append(([str(p) for p in entry["paths"]], str(entry.get("subject", ""))))
+        return out
+
+    def _missed_for(self, rel: Sequence[str]) -> list[str]:
+        return [subject for paths, subject in self._missed_entries() if _overlaps(paths, rel)]
+
+    def _forget_missed(self, rel: Sequence[str]) -> None:
+        kept = [(p, subj) for p, subj in self._missed_entries() if not _overlaps(p, rel)]
+        missed = self.root / ".git" / _MISSED
+        with contextlib.suppress(OSError):
+            if not kept:
+                missed.unlink(missing_ok=True)
+                return
+            lines = [
+                json.dumps({"paths": p, "subject": subj}, ensure_ascii=False) for p, subj in kept
+            ]
+            atomic_write(missed, "\n".join(lines) + "\n")
+
     def _relative(self, path: Path) -> str:
         return str(path.absolute().relative_to(self.root.absolute()))
 
@@ -241,7 +370,30 @@ class History:
             raise HistoryError(f"git {args[0]}: {result.stderr.strip() or result.returncode}")
         return result
 
-    def _warn(self, exc: BaseException) -> None:
-        if not self._warned:
-            self._warned = True
-            log.warning("history unavailable (%s); writes continue without git commits", exc)
+    def _explain(self, exc: BaseException) -> str:
+        """Why this write is not in history and exactly what fixes it, in one message."""
+        lead = "history: this change is saved but NOT recorded in git"
+        off = (
+            f"or turn history off with `enabled = false` under [history] in {self.root}/config.toml"
+        )
+        if self._git is None:
+            return f"{lead}: git is not installed. Install git, {off}."
+        held = [lock for lock in gitlocks.inspect(self.root) if not lock.stale]
+        if held:
+            what = "; ".join(lock.describe(self.root) for lock in held)
+            paths = " ".join(str(lock.path) for lock in held)
+            return (
+                f"{lead}: git's lock is taken ({what}). Let that git finish; if no git is "
+                f"running in {self.root}, run `kenning doctor --fix` (or `rm {paths}`)."
+            )
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return f"{lead} ({detail}). Run `kenning doctor` to find the cause, {off}."
+
+
+def _overlaps(paths: Sequence[str], rel: Sequence[str]) -> bool:
+    """Whether any of ``paths`` is, contains or lies inside one of ``rel``."""
+    for path in paths:
+        for other in rel:
+            if path == other or path.startswith(other + "/") or other.startswith(path + "/"):
+                return True
+    return False

@@ -36,6 +36,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "dream": "kenning.cli.dream_cmd:dream_command",
     "cron": "kenning.cli.cron_cmd:cron",
     "daemon": "kenning.cli.cron_cmd:daemon_command",
+    "doctor": "kenning.cli.doctor_cmd:doctor_command",
 }
 
 

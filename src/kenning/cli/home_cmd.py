@@ -7,6 +7,7 @@ import json
 import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
+from kenning.cli.doctor_cmd import doctor_command
 
 CONFIG_TEMPLATE = """\
 # Kenning settings. Precedence: --set on the command line > KENNING_<SECTION>__<KEY>
@@ -54,6 +55,10 @@ def home_init(state: CliState) -> None:
         created.append(layout.config_file)
     commit = home.history.record(created, "initialise home layout") if created else None
     click.echo(f"Home ready at {home.root}" + (f" (commit {commit})" if commit else ""))
+
+
+# `kenning home check` is `kenning doctor` under the noun it checks.
+home_group.add_command(doctor_command, "check")
 
 
 @click.group("config")

@@ -316,11 +316,19 @@ def unpin(state: CliState, name: str, reason: str) -> None:
 @click.argument("name", required=False)
 @pass_state
 def lint(state: CliState, name: str | None) -> None:
-    """Check every skill (or NAME) against the rules; exit 3 if any breaks one."""
+    """Check every skill (or NAME) against the rules; exit 3 if any breaks one.
+
+    Leftovers of interrupted writes are reported as warnings with the fix;
+    they are not skills and do not change the exit code.
+    """
+    library = _library(state)
     try:
-        report = lint_mod.lint(_library(state), name)
+        report = lint_mod.lint(library, name)
     except SkillError as exc:
         _refuse(exc)
+    debris = lint_mod.leftovers(library, name)
+    for item in debris:
+        click.secho(f"warning: {item.describe(library.dir)}; {item.fix}", fg="yellow")
     errors = 0
     for skill, problems in report.items():
         if not problems:
@@ -330,7 +338,8 @@ def lint(state: CliState, name: str | None) -> None:
             colour = "red" if problem.severity == "error" else "yellow"
             click.secho(f"{skill}/{problem.path}: {problem.severity}: {problem.message}", fg=colour)
     clean = sum(1 for problems in report.values() if not problems)
-    click.echo(f"{len(report)} skill(s) checked: {clean} clean, {errors} error(s).")
+    tail = f", {len(debris)} leftover(s) of interrupted writes" if debris else ""
+    click.echo(f"{len(report)} skill(s) checked: {clean} clean, {errors} error(s){tail}.")
     if errors:
         sys.exit(3)
 

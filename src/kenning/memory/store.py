@@ -124,6 +124,7 @@ class WriteResult:
     state: MemoryState
     commit: str | None = None
     skipped: tuple[str, ...] = ()  # e.g. exact duplicates not added twice
+    history_problem: str | None = None  # saved, but not in history: why and how to fix it
 
 
 @dataclass
@@ -298,8 +299,10 @@ class MemoryStore:
                 except ChangedUnderfootError:
                     continue  # an editor saved mid-write: start again from its version
                 message = _commit_message(target, changes, reason)
-                commit = self.history.record([path], message)
-                return WriteResult(target, True, tuple(changes), state, commit, tuple(skipped))
+                done = self.history.try_record([path], message)
+                return WriteResult(
+                    target, True, tuple(changes), state, done.commit, tuple(skipped), done.problem
+                )
         raise MemoryWriteError(
             ErrorKind.BUSY,
             f"{target.filename} kept changing while Kenning tried to write it.",

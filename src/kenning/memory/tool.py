@@ -132,7 +132,7 @@ class MemoryTool:
                 "usage": usage,
             }
         skipped = f" Skipped: {'; '.join(result.skipped)}." if result.skipped else ""
-        return {
+        saved: dict[str, Any] = {
             "success": True,
             "done": True,
             "message": f"Saved to {target.filename} ({len(result.changes)} change"
@@ -140,6 +140,14 @@ class MemoryTool:
             "from the next session on. Done — do not repeat this write.",
             "usage": usage,
         }
+        if result.history_problem:
+            # The write stands (do not retry it), but the user should learn that
+            # their history has stopped, and how to restart it.
+            saved["history"] = result.history_problem
+            saved["message"] += (
+                " Saved, but not recorded in history; tell the user once: " + result.history_problem
+            )
+        return saved
 
     def _failure(self, exc: MemoryWriteError) -> dict[str, Any]:
         self._failures += 1

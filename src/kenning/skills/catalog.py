@@ -23,12 +23,13 @@ from pathlib import Path
 from typing import Literal
 
 from kenning.skills.errors import SkillError
-from kenning.skills.files import Snapshot, read_snapshot, snapshot_hash
+from kenning.skills.files import Snapshot, holds_skill, read_snapshot, snapshot_hash
 from kenning.skills.model import SKILL_FILE, SkillMeta, name_problem, parse_skill_md
 from kenning.skills.state import SkillRecord, Usage
 
 BUNDLED_DIR = Path(__file__).with_name("bundled")
 ARCHIVE_DIR = ".archive"
+MISSING = "SKILL.md is missing"
 
 Where = Literal["home", "bundled", "archive", "absent"]
 
@@ -116,7 +117,7 @@ class Catalog:
         """Where ``name`` lives now and what it holds (SkillError if it holds a link)."""
         home = self.dir / name
         record = records.get(name)
-        if _lexists(home):
+        if holds_skill(home):  # a folder of a killed write's leftovers is not a skill
             files = read_snapshot(home)
             return Located(name, "home", home, files, record or SkillRecord(), snapshot_hash(files))
         bundled = self.bundled_path(name)
@@ -139,7 +140,10 @@ class Catalog:
         base = str(self.dir)
         for name, is_link in sorted(_folder_names(self.dir).items()):
             folder = os.path.join(base, name)
-            out[name] = self._info(name, "home", folder, records, usage, is_link=is_link)
+            info = self._info(name, "home", folder, records, usage, is_link=is_link)
+            if info.error == MISSING and not holds_skill(Path(folder)):
+                continue  # leftovers of a killed write, not a skill (lint reports them)
+            out[name] = info
         for name in self.bundled_names():
             record = records.get(name)
             if name not in out and not (record is not None and record.deleted):
@@ -162,7 +166,7 @@ class Catalog:
         self, name: str, records: dict[str, SkillRecord], usage: dict[str, Usage]
     ) -> SkillInfo | None:
         """One skill's info: the live one (home, else bundled), else a deleted one, else None."""
-        if _lexists(self.dir / name):
+        if holds_skill(self.dir / name):
             folder = self.dir / name
             return self._info(
                 name, "home", str(folder), records, usage, is_link=folder.is_symlink()
@@ -203,7 +207,7 @@ class Catalog:
         try:
             st = os.lstat(skill_md)
         except FileNotFoundError:
-            return None, "SKILL.md is missing"
+            return None, MISSING
         if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
             return None, "SKILL.md is not a regular file"
         stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
@@ -226,14 +230,6 @@ class Catalog:
         with self._meta_lock:
             self._meta[skill_md] = (stamp, meta, error)
         return meta, error
-
-
-def _lexists(path: Path) -> bool:
-    try:
-        os.lstat(path)
-    except FileNotFoundError:
-        return False
-    return True
 
 
 def _folder_names(parent: Path | None) -> dict[str, bool]:

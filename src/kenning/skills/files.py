@@ -7,10 +7,17 @@ Invariants:
 - Symbolic links are refused wherever they appear, the skill folder and the
   skills folder included (:class:`SkillError`), because following one would
   read or write outside the home.
-- :func:`write_snapshot` changes only what differs, each file by an atomic
-  replace, so a crash leaves every file either old or new. If the disk
-  refuses half-way, the files already changed are put back before the error
-  is raised.
+- A folder is a skill only if it holds something a skill is made of (a
+  non-hidden entry: SKILL.md, support files); one holding only hidden debris
+  (the temp files of a killed write) is not a skill, and a new skill may be
+  created over it (:func:`holds_skill`).
+- :func:`write_snapshot` creates a new skill folder whole: every file is
+  written into a hidden staging folder (``.<name>.<random>.tmp``) that is
+  then renamed into place, so a killed create leaves no half-made skill, only
+  a hidden staging folder that no list shows. An existing skill changes only
+  where it differs, each file by an atomic replace, so a crash leaves every
+  file either old or new. If the disk refuses half-way, the files already
+  changed are put back before the error is raised.
 - The content hash is over paths and bytes, independent of mtimes, so it says
   "same text" exactly and is cheap to compare.
 """
@@ -20,12 +27,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from kenning.fsutil import atomic_write
+from kenning import clock
+from kenning.fsutil import (
+    STALE_TEMP_AGE_S,
+    TEMP_SUFFIX,
+    atomic_write,
+    fsync_dir,
+    is_temp_name,
+    remove_stale_temps,
+)
 from kenning.skills.errors import ErrorKind, SkillError
 
 Snapshot = dict[str, bytes]
@@ -93,8 +109,34 @@ def snapshot_hash(files: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
+def holds_skill(folder: Path) -> bool:
+    """Whether ``folder`` holds anything a skill is made of (any non-hidden entry).
+
+    A folder with only hidden entries (temp files of a killed write, a lock)
+    or none at all is not a skill. A link, or a file where a folder should
+    be, counts as holding one, so that it is reported rather than replaced.
+    """
+    try:
+        if stat.S_ISLNK(os.lstat(folder).st_mode):
+            return True
+        with os.scandir(folder) as entries:
+            return any(not entry.name.startswith(".") for entry in entries)
+    except FileNotFoundError:
+        return False
+    except NotADirectoryError:
+        return True
+
+
 def write_snapshot(folder: Path, before: Mapping[str, bytes], after: Mapping[str, bytes]) -> None:
-    """Make ``folder`` (holding ``before``) hold ``after``; all or nothing on OSError."""
+    """Make ``folder`` (holding ``before``) hold ``after``; all or nothing on OSError.
+
+    Call while holding the library lock: temp files of the files written are
+    then debris of killed writers and are removed first.
+    """
+    clear_debris(folder, set(before) | set(after))
+    if not before and after and _make_room(folder):
+        _create(folder, after)
+        return
     done: list[str] = []
     try:
         for rel in sorted(set(before) | set(after)):
@@ -110,6 +152,58 @@ def write_snapshot(folder: Path, before: Mapping[str, bytes], after: Mapping[str
         prune_empty_dirs(folder)
         raise
     prune_empty_dirs(folder)
+
+
+def clear_debris(folder: Path, names: Iterable[str] = ()) -> int:
+    """Remove killed writers' temp files in ``folder``; returns how many.
+
+    Temps of ``names`` (files the caller, holding the library lock, is about
+    to write) go whatever their age; any other temp only once it is
+    :data:`~kenning.fsutil.STALE_TEMP_AGE_S` old, in case a writer that does
+    not take the library lock (an editor, the agent's file tool) owns it.
+    """
+    if not folder.is_dir() or folder.is_symlink():
+        return 0
+    removed = sum(remove_stale_temps(folder / rel) for rel in names)
+    cutoff = clock.system_timestamp() - STALE_TEMP_AGE_S  # against mtimes: system time
+    for dirpath, dirnames, filenames in os.walk(folder, followlinks=False):
+        dirnames[:] = [d for d in dirnames if not is_temp_name(d)]
+        for name in filenames:
+            path = Path(dirpath) / name
+            with contextlib.suppress(OSError):
+                if is_temp_name(name) and os.lstat(path).st_mtime < cutoff:
+                    path.unlink()
+                    removed += 1
+    return removed
+
+
+def _make_room(folder: Path) -> bool:
+    """Whether a new skill folder can be renamed to ``folder``: nothing, or only an empty
+    leftover folder (removed here), is in the way."""
+    if holds_skill(folder):
+        return False
+    prune_empty_dirs(folder)  # debris already cleared: empty leftovers go, the folder too
+    return not os.path.lexists(folder)
+
+
+def _create(folder: Path, after: Mapping[str, bytes]) -> None:
+    """Write ``after`` into a hidden staging folder, then rename it to ``folder``."""
+    staging = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    staging.parent.mkdir(parents=True, exist_ok=True)
+    os.mkdir(staging)  # the umask's mode, like any folder the user makes
+    try:
+        for rel in sorted(after):
+            path = staging / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(path, "xb") as handle:
+                handle.write(after[rel])
+                handle.flush()
+                os.fsync(handle.fileno())
+        os.rename(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    fsync_dir(folder.parent)
 
 
 def _put(folder: Path, rel: str, data: bytes | None) -> None:

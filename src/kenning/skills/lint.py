@@ -4,12 +4,14 @@ Writes through Kenning are checked when they happen; these checks catch what
 arrived another way — a hand edit, a folder copied in, a file a link points
 to. ``lint`` reports every validation problem (errors and warnings), links,
 skills edited by hand since Kenning's last write, and ``related`` names that
-do not exist. ``scan`` runs the threat scan over every text file. Both are
-read-only.
+do not exist, and (:func:`leftovers`) the debris of interrupted writes,
+which is not a skill and not an error. ``scan`` runs the threat scan over
+every text file. All are read-only.
 """
 
 from __future__ import annotations
 
+from kenning.skills import leftovers as leftovers_mod
 from kenning.skills import scan, validate
 from kenning.skills.errors import SkillError
 from kenning.skills.files import read_snapshot, snapshot_hash
@@ -55,6 +57,15 @@ def lint(library: SkillLibrary, name: str | None = None) -> dict[str, list[Probl
                 )
         out[skill] = found
     return out
+
+
+def leftovers(library: SkillLibrary, name: str | None = None) -> list[leftovers_mod.Leftover]:
+    """Debris of interrupted writes in the library (under skill ``name`` only, if given)."""
+    found = leftovers_mod.find(library.dir)
+    if name is None:
+        return found
+    folder = library.dir / check_name(name)
+    return [item for item in found if item.path == folder or folder in item.path.parents]
 
 
 def scan_all(library: SkillLibrary, name: str | None = None) -> dict[str, list[scan.FileFindings]]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from kenning.fsutil import atomic_write, exclusive_lock
 from kenning.history import History
-from kenning.skills import files
+from kenning.skills import files, leftovers
 from kenning.skills.changes import Change, Plan
 from kenning.skills.errors import ErrorKind, SkillError
 from kenning.skills.guards import Writer
@@ -106,6 +106,7 @@ class Recorder:
     ) -> str | None:
         """Apply ``step``, the new ``records`` and ``proposal`` all-or-nothing; one commit."""
         self.prepare()
+        leftovers.sweep_locked(self.dir, deep=False)  # killed writes' staging folders, temps
         self.history.record_outside_edits([self.dir])
         undo: list[Callable[[], None]] = []
         try:

@@ -1,0 +1,119 @@
+"""``kenning doctor``: check a home and say, for every problem, exactly what fixes it.
+
+:func:`diagnose` runs every check and writes nothing: not the home (a home
+that does not exist stays so), not a lock file, not SQLite's ``-wal``. It
+loads no embedding model. :func:`repair` does what ``--fix`` promises, each
+repair under the lock its writers take, with the same safety rules the
+writers use: a git lock only when no running git can own it
+(:mod:`kenning.gitlocks`), temp files and skill debris only once they are a
+minute old.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from kenning import gitlocks
+from kenning.config import Config
+from kenning.doctor.archive_checks import check_archive, switch_to_wal
+from kenning.doctor.home_checks import (
+    check_config,
+    check_git_locks,
+    check_history,
+    check_home,
+    check_leftovers,
+    check_memory_files,
+    find_temps,
+)
+from kenning.doctor.model import Check, Report, Status
+from kenning.doctor.skills_checks import check_skills
+from kenning.fsutil import STALE_TEMP_AGE_S, age_text, exclusive_lock, held
+from kenning.history import History
+from kenning.memory.store import MemoryStore
+from kenning.paths import HomeLayout
+from kenning.skills import leftovers
+from kenning.skills.library import SkillLibrary
+from kenning.skills.transaction import LOCK_FILE
+
+__all__ = ["Check", "Report", "Status", "diagnose", "repair"]
+
+
+def diagnose(
+    root: Path,
+    *,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
+    cmd: str = "kenning",
+) -> Report:
+    """Every check of the home at ``root``; ``cmd`` starts the commands in the fixes."""
+    report = Report(root)
+    home = check_home(root, cmd)
+    report.checks.append(home)
+    if home.status == "fail":
+        return report  # nothing below it to look at
+    layout = HomeLayout(root)
+    config_check, loaded = check_config(
+        layout, os.environ if environ is None else environ, overrides or {}
+    )
+    cfg = loaded or Config()  # the defaults, to check the rest all the same
+    report.checks.append(config_check)
+    report.checks += check_history(root, cfg.history.enabled, cmd)
+    report.checks.append(check_git_locks(root, cmd))
+    off = History(root, enabled=False)  # the loaders below must not commit anything
+    report.checks += check_memory_files(layout, MemoryStore(layout, cfg.memory, off), cmd)
+    report.checks += check_skills(SkillLibrary(layout, cfg.skills, off), cmd)
+    report.checks += check_archive(layout.state_db, cfg, cmd)
+    report.checks += check_leftovers(root, cmd)
+    return report
+
+
+def repair(root: Path) -> list[str]:
+    """What ``--fix`` repairs; returns one line per thing done."""
+    done: list[str] = []
+    if not root.is_dir():
+        return done
+    if (root / ".git").is_dir() and gitlocks.lock_files(root):
+        # Under the home lock no git of Kenning's runs; gitlocks rules out the others.
+        with exclusive_lock(root / ".git-kenning.lock"):
+            for lock in gitlocks.remove_stale(root):
+                done.append(
+                    f"removed {lock.path.relative_to(root)} (a stale git lock, "
+                    f"{age_text(lock.age_s)} old, no git running in the home)"
+                )
+    skills_dir = HomeLayout(root).skills_dir
+    if skills_dir.is_dir():
+        for item in leftovers.sweep(skills_dir, skills_dir / LOCK_FILE):
+            rel = item.path.relative_to(root)
+            done.append(f"removed {rel} (left by an interrupted skill write)")
+    for path, age in find_temps(root):
+        if age < STALE_TEMP_AGE_S:
+            continue
+        target = _target_of(path)
+        with contextlib.suppress(OSError), held(target):  # its writers' lock; clears its temps
+            done.append(f"removed {path.relative_to(root)} (temp file of {target.name})")
+    db = HomeLayout(root).state_db
+    with contextlib.suppress(sqlite3.Error, OSError):
+        if db.is_file() and _journal_mode(db) != "wal":
+            switched = switch_to_wal(db)
+            if switched:
+                done.append(switched)
+    return done
+
+
+def _target_of(temp: Path) -> Path:
+    """The file a temp was written for: ``.MEMORY.md.x1y2z3.tmp`` -> ``MEMORY.md``."""
+    stem = temp.name[1 : -len(".tmp")]
+    return temp.with_name(stem.rsplit(".", 1)[0])
+
+
+def _journal_mode(db: Path) -> str:
+    conn = sqlite3.connect(db, timeout=30)
+    try:
+        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
+    finally:
+        conn.close()
