@@ -22,7 +22,7 @@ from kenning.testing import make_home
 
 
 def age(path: Path, seconds: float) -> None:
-    when = clock.timestamp() - seconds
+    when = clock.system_timestamp() - seconds  # mtimes are system time
     os.utime(path, (when, when), follow_symlinks=False)
 
 
@@ -137,6 +137,28 @@ def test_writes_history_missed_are_listed(root: Path) -> None:
     missed = check(run(root), "missed-writes")
     assert missed.status == "warn"
     assert missed.details == ("memory: added in MEMORY.md — while git was locked",)
+
+
+def test_fix_records_the_writes_history_missed_once_git_is_free(root: Path) -> None:
+    lock = root / ".git" / "index.lock"
+    lock.touch()
+    home = make_home(root)
+    assert home.memory.add(Target.MEMORY, "while git was locked").history_problem
+    age(lock, 120)
+    done = doctor.repair(root)
+    assert any(line.startswith("removed .git/index.lock") for line in done), done
+    assert any(line.startswith("recorded 1 write(s) history had missed") for line in done), done
+    assert "missed-writes" not in {c.name for c in run(root).checks}
+    subject = subprocess.run(
+        ["git", "log", "-n1", "--format=%s"], cwd=root, capture_output=True, text=True
+    ).stdout
+    assert subject.startswith("catch-up of memories/MEMORY.md")
+    assert (
+        subprocess.run(
+            ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True
+        ).stdout
+        == ""
+    )
 
 
 def test_a_broken_repository_fails(root: Path) -> None:

@@ -230,6 +230,21 @@ class History:
         """Subjects of writes that could not be committed yet (their next commit adds them)."""
         return [subject for _paths, subject in self._missed_entries()]
 
+    def catch_up(self) -> str | None:
+        """Commit every write history missed now, instead of with the next write to its files.
+
+        Returns the commit id, or None when nothing was missed or git still cannot commit.
+        """
+        rel = sorted({path for paths, _subject in self._missed_entries() for path in paths})
+        if not rel:
+            return None
+        commit = self.record_outside_edits([self.root / path for path in rel])
+        if commit is None and self.available:
+            clean = self._run("status", "--porcelain", "--", *rel, check=False)
+            if clean.returncode == 0 and not clean.stdout.strip():
+                self._forget_missed(rel)  # committed meanwhile (by hand): nothing is missing
+        return commit
+
     def log(self, paths: Sequence[str] = (), limit: int = 20) -> list[Commit]:
         if not self.available:
             return []

@@ -85,6 +85,11 @@ def repair(root: Path) -> list[str]:
                     f"removed {lock.path.relative_to(root)} (a stale git lock, "
                     f"{age_text(lock.age_s)} old, no git running in the home)"
                 )
+    if (root / ".git").is_dir():
+        history = History(root)
+        missed = len(history.missed())
+        if missed and (commit := history.catch_up()):
+            done.append(f"recorded {missed} write(s) history had missed (commit {commit})")
     skills_dir = HomeLayout(root).skills_dir
     if skills_dir.is_dir():
         for item in leftovers.sweep(skills_dir, skills_dir / LOCK_FILE):

@@ -138,8 +138,8 @@ def check_history(root: Path, enabled: bool, cmd: str) -> list[Check]:
                 "missed-writes",
                 "warn",
                 f"{len(missed)} write(s) are saved but not yet in history",
-                fix="fix what the other checks report; the next write to the same files "
-                "commits them, naming each",
+                fix=f"fix what the other checks report, then `{cmd} --fix` commits them "
+                "(or the next write to the same files does), naming each",
                 details=tuple(missed),
             )
         )
