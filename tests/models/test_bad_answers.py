@@ -18,6 +18,7 @@ from kenning.models import (
     ChatMessage,
     ModelError,
     ModelResponse,
+    ModelSettings,
     OpenAIChatModel,
     ResponseDone,
     TextDelta,
@@ -34,12 +35,12 @@ LOGIN_PAGE = (
 )
 
 
-async def ask(model: Any, mode: str) -> ModelResponse:
+async def ask(model: Any, mode: str, **kw: Any) -> ModelResponse:
     """The final response, by ``request`` or by reading the stream to its end."""
     if mode == "request":
-        response: ModelResponse = await model.request(MESSAGES)
+        response: ModelResponse = await model.request(MESSAGES, **kw)
         return response
-    events = [event async for event in model.stream(MESSAGES)]
+    events = [event async for event in model.stream(MESSAGES, **kw)]
     assert isinstance(events[-1], ResponseDone)
     return events[-1].response
 
@@ -119,6 +120,16 @@ def test_a_tool_call_without_text_is_an_answer(wire: Any) -> None:
     with wire.server([reply("", call)]) as server:
         response = asyncio.run(ask(wire.model(server), "stream"))
     assert response.message.tool_calls == (call,)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_caller_may_accept_silence(wire: Any, mode: str) -> None:
+    # The flush and the review: their work is their tool calls.
+    quiet = ModelSettings(allow_empty=True)
+    with wire.server([""]) as server:
+        response = asyncio.run(ask(wire.model(server), mode, settings=quiet))
+        server.assert_complete()
+    assert response.message.content == "" and not response.message.tool_calls
 
 
 # -- a server that answers, but not like the API ------------------------------------

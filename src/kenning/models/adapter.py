@@ -9,7 +9,8 @@ retried only before its first event reaches the consumer
 
 An answer with neither text nor tool calls is refused here, for both
 providers and both modes, as ``ModelError("empty_response")``: it is a
-failed model call (retried once), never a final answer to archive.
+failed model call (retried once), never a final answer to archive — unless
+the caller says silence is an answer (``ModelSettings.allow_empty``).
 """
 
 from __future__ import annotations
@@ -104,8 +105,8 @@ class HttpChatModel:
         timeout = settings.timeout_s or self.timeout_s
 
         async def once() -> ModelResponse:
-            data = await self.endpoint.post_json(body, timeout_s=timeout)
-            return require_answer(self.parse(data), self.provider)
+            response = self.parse(await self.endpoint.post_json(body, timeout_s=timeout))
+            return response if settings.allow_empty else require_answer(response, self.provider)
 
         return await call_with_retries(once, self.retry)
 
@@ -119,7 +120,8 @@ class HttpChatModel:
         settings = settings or ModelSettings()
         body = self.payload(messages, tools, settings, stream=True)
         timeout = settings.timeout_s or self.timeout_s
-        async for event in stream_with_retries(lambda: self._answered(body, timeout), self.retry):
+        once = self.stream_once if settings.allow_empty else self._answered
+        async for event in stream_with_retries(lambda: once(body, timeout), self.retry):
             yield event
 
     async def _answered(
