@@ -411,7 +411,7 @@ def test_claude_code_reimport_adds_nothing(archive: Archive) -> None:
     assert _count(archive, "messages") == 10
 
 
-def test_claude_code_malformed_line_names_file_and_line(archive: Archive, tmp_path: Path) -> None:
+def test_claude_code_malformed_line_is_skipped_and_named(archive: Archive, tmp_path: Path) -> None:
     folder = tmp_path / "project"
     shutil.copytree(CLAUDE, folder)
     bad = folder / "zz-broken.jsonl"
@@ -420,12 +420,13 @@ def test_claude_code_malformed_line_names_file_and_line(archive: Archive, tmp_pa
         '{"type": "assistant", "sessionId": "s1"}\n',
         encoding="utf-8",
     )
-    with pytest.raises(ImportFormatError, match=r"zz-broken\.jsonl: line 2: a assistant event"):
-        import_claude_code(archive, folder)
+    report = import_claude_code(archive, folder)
+    assert (report.sessions_imported, report.messages_imported) == (3, 11)
+    (problem,) = report.problems
+    assert str(problem) == f"{bad}:2: an assistant event without a 'message' object"
     bad.write_text('{"type": "user", "sessionId": "s1", "message": {"role": "us', encoding="utf-8")
     with pytest.raises(ImportFormatError, match=r"zz-broken\.jsonl: line 1 column \d+"):
-        import_claude_code(archive, folder)
-    assert _count(archive, "sessions") == 0
+        import_claude_code(archive, bad)  # alone, nothing in it can be read
 
 
 def test_claude_code_empty_folder_and_unknown_events(tmp_path: Path) -> None:

@@ -91,3 +91,59 @@ def test_chat_question_tool_call_answer_exit(tmp_path: Path) -> None:
         "tool",
         "assistant",
     ]
+
+
+def test_chat_shows_an_empty_answer_as_an_error_and_goes_on(tmp_path: Path) -> None:
+    script = [{"stream": [{"choices": []}, "[DONE]"]}, "Second time lucky."]
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    server = subprocess.Popen(
+        [sys.executable, "-m", "kenning.testing.wire", "openai", "--script", str(script_file)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        env = {
+            **os.environ,
+            "KENNING_MODEL__BASE_URL": base_url,
+            "KENNING_MODEL__DEFAULT": "local-model",
+            "KENNING_MODEL__MAX_RETRIES": "0",
+            "TERM": "xterm",
+        }
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
+            env=env,
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(40, 200),
+        )
+        try:
+            child.expect("›")
+            child.sendline("Say something.")
+            child.expect("the model returned an empty response")
+            child.expect("Try again, or use another model")
+            child.expect("›")
+            child.sendline("Again please.")
+            child.expect("Second time lucky.")
+            child.expect("›")
+            child.sendline("/exit")
+            child.expect(pexpect.EOF)
+        finally:
+            child.close()
+        assert child.exitstatus == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        if server.stdout is not None:
+            server.stdout.close()
+    home = Home.open()
+    session = next(s for s in home.archive.sessions(limit=5) if s.source == "cli")
+    messages = home.archive.messages(session.id)
+    assert [(m.role, m.content) for m in messages] == [
+        ("user", "Say something."),
+        ("user", "Again please."),
+        ("assistant", "Second time lucky."),
+    ]

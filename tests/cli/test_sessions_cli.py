@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +135,96 @@ def test_show_missing_id_exits_1_and_points_to_list() -> None:
 
 def test_path_is_the_state_db_in_the_home(_hermetic_home: Path) -> None:
     assert run("sessions", "path").stdout.strip() == str(_hermetic_home / "state.db")
+
+
+# -- damaged sources ---------------------------------------------------------------
+
+
+def _kenning(*args: str | Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """`kenning` in its own process, so a read that blocks fails the test instead of hanging it."""
+    return subprocess.run(
+        [sys.executable, "-m", "kenning", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=os.environ.copy(),
+    )
+
+
+def test_damaged_lines_are_skipped_and_listed(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    shutil.copytree(CLAUDE, folder)
+    good = b'{"type": "user", "sessionId": "s2", "message": {"role": "user", "content": "ok"}}'
+    (folder / "zz.jsonl").write_bytes(b"\n".join([good] + [b"{broken"] * 13) + b"\n")
+    result = run("sessions", "import", "claude-code", folder)
+    out = result.stdout
+    assert "Imported 3 sessions (11 messages)" in out
+    assert "Skipped 13 damaged parts:" in out
+    assert f"  {folder / 'zz.jsonl'}:2:2: invalid JSON" in out
+    assert f"{folder / 'zz.jsonl'}:11:2:" in out and ":12:2:" not in out  # the first 10
+    assert "… and 3 more (--json lists them all)" in out
+    folder_copy = tmp_path / "again"
+    shutil.copytree(folder, folder_copy)
+    summary = as_json("sessions", "import", "claude-code", folder_copy)
+    assert (summary["sessions_imported"], summary["sessions_skipped"]) == (0, 3)
+    assert len(summary["problems"]) == 13
+    assert summary["problems"][0] == {
+        "path": str(folder_copy / "zz.jsonl"),
+        "where": "line 2 column 2",
+        "line": 2,
+        "problem": "invalid JSON (Expecting property name enclosed in double quotes)",
+    }
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "openai", "locomo"])
+def test_a_fifo_is_refused_up_front(tmp_path: Path, fmt: str) -> None:
+    fifo = tmp_path / "export.jsonl"
+    os.mkfifo(fifo)
+    result = _kenning("sessions", "import", fmt, fifo)
+    assert result.returncode == 1, result.stderr
+    assert f"{fifo}: is a FIFO (named pipe), not a regular file" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_device_is_refused_up_front() -> None:
+    result = _kenning("sessions", "import", "openai", "/dev/null")
+    assert result.returncode == 1
+    assert "/dev/null: is a character device, not a regular file" in result.stderr
+
+
+def test_a_fifo_inside_a_folder_is_skipped_and_reported(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    shutil.copytree(CLAUDE, folder)
+    fifo = folder / "0-pipe.jsonl"
+    os.mkfifo(fifo)
+    result = _kenning("sessions", "import", "claude-code", folder)
+    assert result.returncode == 0, result.stderr
+    assert "Imported 2 sessions (10 messages)" in result.stdout
+    assert f"{fifo}: is a FIFO (named pipe), not a regular file" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "body"),
+    [
+        ("openai", "deep.json", '{"messages": [\n' + "[" * 5000 + "]" * 5000 + "]}"),
+        ("openai", "deep.jsonl", '{"messages": ' + "[" * 5000 + "]" * 5000 + "}\n"),
+        ("locomo", "deep.json", "[" * 5000 + "]" * 5000),
+    ],
+)
+def test_a_deeply_nested_file_is_a_clear_error(
+    tmp_path: Path, fmt: str, name: str, body: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(body, encoding="utf-8")
+    result = run("sessions", "import", fmt, path, code=1)
+    assert "too deeply nested" in result.stderr and str(path) in result.stderr
+    assert "line " in result.stderr and "Traceback" not in result.output
+
+
+def test_a_deeply_nested_transcript_line_is_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "project"
+    shutil.copytree(CLAUDE, folder)
+    (folder / "deep.jsonl").write_text('{"type": "user", "x": ' + "[" * 5000 + "]" * 5000 + "}")
+    out = run("sessions", "import", "claude-code", folder).stdout
+    assert "Imported 2 sessions (10 messages)" in out
+    assert f"{folder / 'deep.jsonl'}:1:" in out and "too deeply nested" in out

@@ -253,7 +253,8 @@ def test_stream_cut_after_delivery_is_not_retried(
         model = wire.model(server, retry=policy())
         events, error = asyncio.run(collect(model.stream(MESSAGES)))
         assert server.remaining == 1  # the second answer was never requested
-    assert error is not None and error.kind == "connection"
+    assert error is not None and error.kind == "truncated"
+    assert "cut short" in str(error) and "cannot reach" not in str(error)
     delivered = "".join(e.text for e in events if isinstance(e, TextDelta))
     assert delivered and text.startswith(delivered) and delivered != text
     assert sleeps.waits == []
@@ -269,7 +270,7 @@ def test_stream_cut_before_any_event_is_retried(
     assert "lost" not in "".join(e.text for e in events if isinstance(e, TextDelta))
 
 
-def test_truncated_body_is_a_connection_error(wire: Any, policy: Any) -> None:
+def test_truncated_body_is_retried(wire: Any, policy: Any) -> None:
     with wire.server([Truncated("cut short"), "whole"]) as server:
         response = asyncio.run(ask(wire.model(server, retry=policy()), "request"))
     assert response.message.content == "whole"
@@ -312,10 +313,12 @@ def test_error_inside_a_stream_is_classified_and_retried(
     assert error is None and events[-1].response.message.content == "fine now"
 
 
-def test_unexpected_success_body_is_a_server_error(wire: Any, policy: Any) -> None:
-    with (
-        wire.server([RawResponse(200, "<html>proxy</html>")] * 2) as server,
-        pytest.raises(ModelError) as caught,
-    ):
-        asyncio.run(ask(wire.model(server, retry=policy(max_retries=1)), "request"))
-    assert caught.value.kind == "server" and "not JSON" in str(caught.value)
+def test_unexpected_success_body_is_a_bad_response_not_retried(
+    wire: Any, policy: Any, sleeps: Any
+) -> None:
+    with wire.server([RawResponse(200, "<html>proxy</html>")] * 2) as server:
+        with pytest.raises(ModelError) as caught:
+            asyncio.run(ask(wire.model(server, retry=policy(max_retries=1)), "request"))
+        assert server.remaining == 1  # the same URL would give the same page
+    assert caught.value.kind == "bad_response" and "<html>proxy</html>" in str(caught.value)
+    assert sleeps.waits == []

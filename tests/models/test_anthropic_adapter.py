@@ -198,7 +198,7 @@ def test_stream_cut_before_message_stop() -> None:
     assembler.feed({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})
     with pytest.raises(ModelError) as caught:
         assembler.finish()
-    assert caught.value.kind == "connection"
+    assert caught.value.kind == "truncated"
 
 
 def test_parse_message_stop_reasons() -> None:
@@ -209,8 +209,9 @@ def test_parse_message_stop_reasons() -> None:
     assert parse_message(message("max_tokens"), provider="a").finish_reason == "length"
     assert parse_message(message("refusal"), provider="a").finish_reason == "content_filter"
     assert parse_message(message("pause_turn"), provider="a").finish_reason == "other"
-    with pytest.raises(ModelError, match="unexpected message shape"):
+    with pytest.raises(ModelError, match="JSON but not a Messages API message") as shape:
         parse_message({"nope": 1}, provider="a")
+    assert shape.value.kind == "bad_response"
 
 
 def test_missing_version_header_is_refused_like_the_real_api() -> None:

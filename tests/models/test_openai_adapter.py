@@ -137,7 +137,7 @@ def test_assembler_detects_a_cut_stream() -> None:
     assembler.feed(chunk({"content": "partial"}))
     with pytest.raises(ModelError) as caught:
         assembler.finish(complete=False)
-    assert caught.value.kind == "connection"
+    assert caught.value.kind == "truncated"
     assert assembler.finish(complete=True).finish_reason == "stop"
 
 
@@ -174,8 +174,10 @@ def test_parse_completion_shapes() -> None:
     assert parse_completion(filtered, provider="o").finish_reason == "content_filter"
     odd = {"choices": [{"message": {"content": "x"}, "finish_reason": "eos"}]}
     assert parse_completion(odd, provider="o").finish_reason == "other"
-    with pytest.raises(ModelError, match=r"unexpected chat\.completion shape"):
-        parse_completion({"choices": []}, provider="o")
+    assert parse_completion({"choices": []}, provider="o").message.content == ""  # empty
+    with pytest.raises(ModelError, match=r"JSON but not a chat\.completion") as shape:
+        parse_completion({"choices": "none"}, provider="o")
+    assert shape.value.kind == "bad_response"
     with pytest.raises(ModelError) as caught:
         parse_completion({"error": {"message": "prompt is too long"}}, provider="o")
     assert caught.value.kind == "context_overflow"

@@ -1,8 +1,11 @@
 """``kenning sessions …``: the archive of past sessions.
 
 Human output goes to stdout, the import progress bar to stderr, so ``--json``
-output stays parseable. Times are shown in UTC (imported sources such as
-LoCoMo carry no zone). A missing session id exits 1 and points at ``list``.
+output stays parseable. An import skips damaged parts (a transcript line, a
+conversation) and lists them after the summary: the first ``SHOWN_PROBLEMS``
+with file:line and reason, then how many more (``--json`` carries them all).
+Times are shown in UTC (imported sources such as LoCoMo carry no zone). A
+missing session id exits 1 and points at ``list``.
 """
 
 from __future__ import annotations
@@ -18,8 +21,11 @@ import click
 
 from kenning.archive.importers import FORMATS, ImportFormatError, ImportReport, parse_locomo
 from kenning.archive.importers.common import ParsedImport, store
+from kenning.archive.importers.sources import check_source
 from kenning.archive.store import SOURCES, Message, Session
 from kenning.cli.context import CliState, echo_json, pass_state
+
+SHOWN_PROBLEMS = 10
 
 
 @click.group()
@@ -57,6 +63,8 @@ def import_cmd(
     if fmt != "claude-code" and path.is_dir():
         raise click.UsageError(f"{path} is a folder; the {fmt} format reads one file")
     try:
+        # Before any read: a FIFO or a device would block it, or never end.
+        check_source(path, folder_ok=fmt == "claude-code")
         parsed = parse_locomo(path, sample_ids=samples) if samples else FORMATS[fmt](path)
     except ImportFormatError as exc:
         raise click.ClickException(f"cannot import: {exc}; nothing was imported") from exc
@@ -88,6 +96,13 @@ def _print_report(report: ImportReport) -> None:
     if report.skipped_events:
         left_out = ", ".join(f"{n} × {what}" for what, n in sorted(report.skipped_events.items()))
         click.echo(f"Left out: {left_out}.")
+    if report.problems:
+        click.echo(f"Skipped {_plural(len(report.problems), 'damaged part')}:")
+        for problem in report.problems[:SHOWN_PROBLEMS]:
+            click.echo(f"  {problem}")
+        hidden = len(report.problems) - SHOWN_PROBLEMS
+        if hidden > 0:
+            click.echo(f"  … and {hidden:,} more (--json lists them all)")
 
 
 @sessions.command("list")

@@ -145,6 +145,7 @@ async def run_flush(
         base,
         max_output_tokens=min(base.max_output_tokens or FLUSH_OUTPUT_TOKENS, FLUSH_OUTPUT_TOKENS),
         parallel_tool_calls=False,
+        allow_empty=True,  # the work is the journal calls; a silent close is fine
     )
     turn: list[tuple[ChatMessage, Usage | None]] = [(ChatMessage.user(instruction(share)), None)]
     messages = [*view, turn[0][0]]

@@ -27,6 +27,7 @@ from typing import Any
 import httpx
 
 from kenning.models.adapter import HttpChatModel
+from kenning.models.answers import Received, shape_error
 from kenning.models.errors import ModelError
 from kenning.models.http import Endpoint, ErrorDetail, classify_stream_error
 from kenning.models.retry import RetryPolicy
@@ -110,6 +111,7 @@ class AnthropicModel(HttpChatModel):
             model=model,
             key_env=key_env,
             client=client,
+            url_advice=url_advice(self.base_url),
         )
 
     def payload(
@@ -147,16 +149,29 @@ class AnthropicModel(HttpChatModel):
         return body
 
     def parse(self, data: Any) -> ModelResponse:
-        return parse_message(data, provider=self.provider, fallback_model=self.model)
+        return parse_message(
+            data, provider=self.provider, fallback_model=self.model, advice=self.endpoint.url_advice
+        )
 
     async def stream_once(
         self, body: dict[str, Any], timeout_s: float
     ) -> AsyncGenerator[StreamEvent, None]:
         assembler = StreamAssembler(provider=self.provider, fallback_model=self.model)
-        async for sse in self.endpoint.post_sse(body, timeout_s=timeout_s):
-            for event in assembler.feed(_decode_event(sse.data, self.provider)):
+        received = Received()
+        async for sse in self.endpoint.post_sse(body, timeout_s=timeout_s, received=received):
+            for event in assembler.feed(self.endpoint.event_json(sse, received)):
                 yield event
-        yield ResponseDone(assembler.finish())
+        try:
+            response = assembler.finish()
+        except ModelError as exc:
+            problem = "the event stream ended without message_stop"
+            raise self.endpoint.cut_short(received, problem) from exc
+        yield ResponseDone(response)
+
+
+def url_advice(base_url: str) -> str:
+    """Where the Messages API lives, for "not the API's answer" messages."""
+    return f"it is {base_url}; Kenning adds /v1/messages, or /messages after a …/v1"
 
 
 # --- outbound ----------------------------------------------------------------
@@ -244,7 +259,9 @@ def _finish(raw: Any, has_calls: bool) -> FinishReason:
     return _STOP.get(str(raw), "other")
 
 
-def parse_message(data: Any, *, provider: str, fallback_model: str = "") -> ModelResponse:
+def parse_message(
+    data: Any, *, provider: str, fallback_model: str = "", advice: str = ""
+) -> ModelResponse:
     """A non-streaming ``message`` body as a ``ModelResponse``."""
     try:
         if data.get("type") == "error":
@@ -267,11 +284,7 @@ def parse_message(data: Any, *, provider: str, fallback_model: str = "") -> Mode
             model=str(data.get("model") or fallback_model),
         )
     except (KeyError, TypeError, AttributeError) as exc:
-        raise ModelError(
-            "server",
-            f"{provider}: unexpected message shape ({exc!r}): {str(data)[:300]}",
-            provider=provider,
-        ) from exc
+        raise shape_error(provider, "Messages API message", data, exc, advice) from exc
 
 
 def _error_event(data: Mapping[str, Any], provider: str) -> ModelError:
@@ -280,20 +293,6 @@ def _error_event(data: Mapping[str, Any], provider: str) -> ModelError:
         err = {"message": str(err)}
     detail = ErrorDetail(message=str(err.get("message") or err), type=str(err.get("type") or ""))
     return classify_stream_error(detail, provider=provider)
-
-
-def _decode_event(data: str, provider: str) -> dict[str, Any]:
-    try:
-        event = json.loads(data)
-    except ValueError as exc:
-        raise ModelError(
-            "server", f"{provider}: a stream event is not JSON: {data[:200]!r}", provider=provider
-        ) from exc
-    if not isinstance(event, dict):
-        raise ModelError(
-            "server", f"{provider}: a stream event is not an object", provider=provider
-        )
-    return event
 
 
 class StreamAssembler:
@@ -362,7 +361,7 @@ class StreamAssembler:
     def finish(self) -> ModelResponse:
         if not self.stopped and self.stop_reason is None:
             raise ModelError(
-                "connection",
+                "truncated",
                 f"{self.provider}: the stream ended before the answer was complete",
                 provider=self.provider,
             )

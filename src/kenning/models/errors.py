@@ -2,6 +2,16 @@
 
 - ``rate_limit``, ``server``, ``timeout``, ``connection``: transient — retried
   with bounded backoff (``retry_after`` honoured when the server sends one).
+  ``connection`` means the server could not be reached at all.
+- ``truncated``: the server answered but the answer was cut before its end
+  (a body shorter than announced, an event stream without its end): also
+  transient, as a dropped connection usually is.
+- ``empty_response``: a well-formed answer with no text and no tool calls;
+  retried once (``RetryPolicy.max_empty_retries``), since a second empty
+  answer to the same request is the model's, not a hiccup.
+- ``bad_response``: the server answered 2xx with something that is not the
+  API's format (an HTML page, JSON of another shape); retrying the same URL
+  gets the same page, so the turn ends with what was received.
 - ``auth``, ``bad_request``, ``not_found``: the turn ends with the message.
 - ``context_overflow``: the prompt is too long — the context engine compacts
   and tries again; never retried as-is.
@@ -20,9 +30,14 @@ ErrorKind = Literal[
     "bad_request",
     "not_found",
     "context_overflow",
+    "truncated",
+    "bad_response",
+    "empty_response",
 ]
 
-TRANSIENT: frozenset[str] = frozenset({"rate_limit", "server", "timeout", "connection"})
+TRANSIENT: frozenset[str] = frozenset(
+    {"rate_limit", "server", "timeout", "connection", "truncated", "empty_response"}
+)
 
 
 class ModelError(Exception):

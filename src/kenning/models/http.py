@@ -8,7 +8,13 @@ Every failure an adapter can meet leaves this module as a ``ModelError`` whose
 - a 400 whose body reads like a context overflow (OpenAI, Anthropic, vLLM,
   llama.cpp, Ollama, LM Studio, OpenRouter, Groq, Gemini, xAI wording) becomes
   ``context_overflow`` so the context engine can compact and try again;
-- transport failures map to ``timeout`` or ``connection``.
+- failing to connect maps to ``timeout`` or ``connection``; once the server
+  has answered, a body or event stream cut before its end is ``truncated``
+  and a 2xx answer that is not the API's format (an HTML page, other JSON)
+  is ``bad_response``. Both messages quote what was received (content type
+  and the first ~200 characters, control characters removed) and say what
+  to check, so a wrong base URL or a proxy in the way is not mistaken for a
+  server that is down.
 
 ``retry-after`` (seconds, HTTP date, or OpenAI's ``retry-after-ms``) is parsed
 into ``ModelError.retry_after``; the retry policy decides whether to honour it.
@@ -21,12 +27,13 @@ import email.utils
 import json
 import re
 from collections.abc import AsyncIterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
 from kenning import clock
+from kenning.models.answers import Received, cut_short, decode_json, unexpected_answer
 from kenning.models.errors import ErrorKind, ModelError
 
 # Wording real servers use when the prompt does not fit. Collected from each
@@ -238,6 +245,14 @@ def classify_transport(exc: httpx.HTTPError, *, provider: str, url: str) -> Mode
             provider=provider,
         )
     reason = str(exc) or type(exc).__name__
+    if isinstance(exc, httpx.RemoteProtocolError):
+        # Connected, but what came back was no HTTP answer (or none at all).
+        return ModelError(
+            "connection",
+            f"{provider}: {url} accepted the connection but sent no HTTP answer ({reason}); "
+            "is this the API's port, and does it speak http rather than https?",
+            provider=provider,
+        )
     return ModelError(
         "connection",
         f"{provider}: cannot reach {url} ({reason}); is the server running?",
@@ -249,50 +264,70 @@ def classify_transport(exc: httpx.HTTPError, *, provider: str, url: str) -> Mode
 class SSEEvent:
     event: str  # "" when the server sent no ``event:`` line (OpenAI style)
     data: str
+    # False for a last event the stream ended in the middle of (no blank line after it).
+    complete: bool = field(default=True, compare=False)
 
 
-async def iter_sse(response: httpx.Response) -> AsyncIterator[SSEEvent]:
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+async def _lines(response: httpx.Response, received: Received | None) -> AsyncIterator[str]:
+    """The body's lines (CRLF, LF or CR), the last one even without its line break.
+
+    Read as text rather than with ``aiter_lines`` so that ``received`` sees
+    every character, including half a line a dropped connection left behind.
+    """
+    buffer = ""
+    async for text in response.aiter_text():
+        if received is not None:
+            received.add(text)
+        buffer += text
+        held = buffer.endswith("\r")  # maybe the first half of a CRLF
+        *lines, buffer = _EOL.split(buffer[:-1] if held else buffer)
+        for line in lines:
+            yield line
+        if held:
+            buffer += "\r"
+    if buffer:
+        yield buffer.removesuffix("\r")
+
+
+async def iter_sse(
+    response: httpx.Response, received: Received | None = None
+) -> AsyncIterator[SSEEvent]:
     """Server-sent events from a streaming response, per the WHATWG rules we need.
 
     Comment lines (``: keep-alive``, OpenRouter's processing notes) are skipped;
-    multi-line ``data:`` fields are joined with newlines.
+    multi-line ``data:`` fields are joined with newlines. ``received`` (when
+    given) keeps the start and end of the text and counts the events.
     """
     event = ""
     data: list[str] = []
-    async for line in response.aiter_lines():
+    async for line in _lines(response, received):
         if not line:
             if data:
+                if received is not None:
+                    received.events += 1
                 yield SSEEvent(event, "\n".join(data))
             event, data = "", []
             continue
         if line.startswith(":"):
             continue
-        field, _, value = line.partition(":")
+        field_name, _, value = line.partition(":")
         value = value.removeprefix(" ")
-        if field == "event":
+        if field_name == "event":
             event = value
-        elif field == "data":
+        elif field_name == "data":
             data.append(value)
     if data:  # a stream that ends without the final blank line
-        yield SSEEvent(event, "\n".join(data))
+        if received is not None:
+            received.events += 1
+        yield SSEEvent(event, "\n".join(data), complete=False)
 
 
 def timeout_for(seconds: float) -> httpx.Timeout:
     """``seconds`` bounds each wait (connect, each read); a stream may run longer."""
     return httpx.Timeout(seconds, connect=min(seconds, 30.0))
-
-
-def decode_json(raw: bytes, *, provider: str, url: str) -> Any:
-    """A 2xx body that is not JSON means a proxy or a broken server: transient."""
-    try:
-        return json.loads(raw)
-    except ValueError as exc:
-        snippet = _trim(raw.decode("utf-8", "replace").strip(), 200)
-        raise ModelError(
-            "server",
-            f"{provider}: {url} answered with something that is not JSON: {snippet!r}",
-            provider=provider,
-        ) from exc
 
 
 @dataclass(frozen=True)
@@ -303,6 +338,11 @@ class Endpoint:
     ``httpx.AsyncClient``: an adapter then works from any event loop (the CLI
     may run one per turn) and never leaks a socket. A long-lived caller can
     pass a client to pool connections; it then owns that client's lifetime.
+    ``url_advice`` is the adapter's word on its base URL, added to every
+    "this is not the API's answer" message.
+
+    Failing to connect (or to get response headers) is a transport error;
+    everything after the headers arrived is judged as an answer.
     """
 
     url: str
@@ -311,6 +351,7 @@ class Endpoint:
     model: str = ""
     key_env: str | None = None
     client: httpx.AsyncClient | None = None
+    url_advice: str = ""
 
     def _failure(self, status: int, body: bytes, headers: Mapping[str, str]) -> ModelError:
         return classify_status(
@@ -323,55 +364,145 @@ class Endpoint:
             url=self.url,
         )
 
-    async def post_json(self, payload: Mapping[str, Any], *, timeout_s: float) -> Any:
-        """POST ``payload`` and return the decoded JSON answer, or raise ``ModelError``."""
+    def unexpected(self, received: Received, problem: str) -> ModelError:
+        return unexpected_answer(self.provider, self.url, received, problem, advice=self.url_advice)
+
+    def cut_short(self, received: Received, problem: str) -> ModelError:
+        return cut_short(self.provider, self.url, received, problem)
+
+    def event_json(self, sse: SSEEvent, received: Received) -> dict[str, Any]:
+        """One event's data as a JSON object, or the error saying what came instead."""
         try:
-            if self.client is not None:
-                response = await self._post(self.client, payload, timeout_s)
-            else:
-                async with httpx.AsyncClient(follow_redirects=True) as client:
-                    response = await self._post(client, payload, timeout_s)
+            value = json.loads(sse.data)
+        except ValueError as exc:
+            if not sse.complete:
+                raise self.cut_short(received, "the event stream stops mid-event") from exc
+            shown_event = Received(received.status, received.content_type)
+            shown_event.add(sse.data)
+            raise self.unexpected(shown_event, "an event is not JSON") from exc
+        if not isinstance(value, dict):
+            shown_event = Received(received.status, received.content_type)
+            shown_event.add(sse.data)
+            raise self.unexpected(shown_event, "an event is not a JSON object")
+        return value
+
+    async def _send(self, client: httpx.AsyncClient, request: httpx.Request) -> httpx.Response:
+        try:
+            return await client.send(request, stream=True)
         except httpx.HTTPError as exc:
             raise classify_transport(exc, provider=self.provider, url=self.url) from exc
-        if response.status_code >= 300:
-            raise self._failure(response.status_code, response.content, response.headers)
-        return decode_json(response.content, provider=self.provider, url=self.url)
+
+    async def _body(self, response: httpx.Response) -> bytes:
+        """The whole body; a connection dropped after the headers is a cut answer."""
+        pieces: list[bytes] = []
+        try:
+            async for piece in response.aiter_bytes():
+                pieces.append(piece)
+        except httpx.TimeoutException as exc:
+            raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+        except httpx.HTTPError as exc:
+            raw = b"".join(pieces)
+            if response.status_code >= 300:  # the status says enough
+                raise self._failure(response.status_code, raw, response.headers) from exc
+            raise self.cut_short(_body_received(raw, response), "the body was cut short") from exc
+        return b"".join(pieces)
+
+    async def post_json(self, payload: Mapping[str, Any], *, timeout_s: float) -> Any:
+        """POST ``payload`` and return the decoded JSON answer, or raise ``ModelError``."""
+        if self.client is not None:
+            return await self._post(self.client, payload, timeout_s)
+        async with httpx.AsyncClient(follow_redirects=True) as client:
+            return await self._post(client, payload, timeout_s)
 
     async def _post(
         self, client: httpx.AsyncClient, payload: Mapping[str, Any], timeout_s: float
-    ) -> httpx.Response:
-        return await client.post(
-            self.url, json=payload, headers=dict(self.headers), timeout=timeout_for(timeout_s)
+    ) -> Any:
+        request = client.build_request(
+            "POST",
+            self.url,
+            json=payload,
+            headers=dict(self.headers),
+            timeout=timeout_for(timeout_s),
+        )
+        response = await self._send(client, request)
+        try:
+            raw = await self._body(response)
+        finally:
+            await response.aclose()
+        if response.status_code >= 300:
+            raise self._failure(response.status_code, raw, response.headers)
+        return decode_json(
+            raw,
+            _body_received(raw, response),
+            provider=self.provider,
+            url=self.url,
+            advice=self.url_advice,
         )
 
     async def post_sse(
-        self, payload: Mapping[str, Any], *, timeout_s: float
+        self, payload: Mapping[str, Any], *, timeout_s: float, received: Received | None = None
     ) -> AsyncIterator[SSEEvent]:
-        """POST ``payload`` and yield the server-sent events of the answer."""
-        try:
-            if self.client is not None:
-                async for event in self._sse(self.client, payload, timeout_s):
+        """POST ``payload`` and yield the server-sent events of the answer.
+
+        ``received`` (the caller's, when it wants to describe a stream that
+        ended too soon) is filled in as the answer arrives.
+        """
+        received = received if received is not None else Received()
+        if self.client is not None:
+            async for event in self._sse(self.client, payload, timeout_s, received):
+                yield event
+        else:
+            async with httpx.AsyncClient(follow_redirects=True) as client:
+                async for event in self._sse(client, payload, timeout_s, received):
                     yield event
-            else:
-                async with httpx.AsyncClient(follow_redirects=True) as client:
-                    async for event in self._sse(client, payload, timeout_s):
-                        yield event
-        except httpx.HTTPError as exc:
-            raise classify_transport(exc, provider=self.provider, url=self.url) from exc
 
     async def _sse(
-        self, client: httpx.AsyncClient, payload: Mapping[str, Any], timeout_s: float
+        self,
+        client: httpx.AsyncClient,
+        payload: Mapping[str, Any],
+        timeout_s: float,
+        received: Received,
     ) -> AsyncIterator[SSEEvent]:
         headers = {**self.headers, "Accept": "text/event-stream"}
         request = client.build_request(
             "POST", self.url, json=payload, headers=headers, timeout=timeout_for(timeout_s)
         )
-        response = await client.send(request, stream=True)
+        response = await self._send(client, request)
         try:
+            _started(received, response)
             if response.status_code >= 300:
-                body = await response.aread()
+                body = await self._body(response)
                 raise self._failure(response.status_code, body, response.headers)
-            async for event in iter_sse(response):
-                yield event
+            try:
+                async for event in iter_sse(response, received):
+                    yield event
+            except httpx.TimeoutException as exc:
+                raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+            except httpx.HTTPError as exc:
+                raise self.cut_short(received, "the event stream was cut short") from exc
+            if received.events == 0:
+                if "event-stream" in received.content_type and not received.head.strip():
+                    raise self.cut_short(received, "the event stream ended before its first event")
+                raise self.unexpected(received, "not with a server-sent event stream")
         finally:
             await response.aclose()
+
+
+def _expected(response: httpx.Response) -> int | None:
+    length = response.headers.get("content-length", "")
+    return int(length) if length.isdigit() else None
+
+
+def _started(received: Received, response: httpx.Response) -> None:
+    received.status = response.status_code
+    received.content_type = response.headers.get("content-type", "")
+    received.expected = _expected(response)
+
+
+def _body_received(raw: bytes, response: httpx.Response) -> Received:
+    return Received.of_body(
+        raw,
+        status=response.status_code,
+        content_type=response.headers.get("content-type", ""),
+        expected=_expected(response),
+    )

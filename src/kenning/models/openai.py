@@ -29,6 +29,7 @@ from typing import Any
 import httpx
 
 from kenning.models.adapter import HttpChatModel
+from kenning.models.answers import Received, shape_error
 from kenning.models.errors import ModelError
 from kenning.models.http import Endpoint, ErrorDetail, classify_stream_error
 from kenning.models.retry import RetryPolicy
@@ -104,6 +105,7 @@ class OpenAIChatModel(HttpChatModel):
             model=model,
             key_env=key_env,
             client=client,
+            url_advice=url_advice(self.base_url),
         )
 
     def payload(
@@ -134,20 +136,40 @@ class OpenAIChatModel(HttpChatModel):
         return body
 
     def parse(self, data: Any) -> ModelResponse:
-        return parse_completion(data, provider=self.provider, fallback_model=self.model)
+        return parse_completion(
+            data,
+            provider=self.provider,
+            fallback_model=self.model,
+            advice=self.endpoint.url_advice,
+        )
 
     async def stream_once(
         self, body: dict[str, Any], timeout_s: float
     ) -> AsyncGenerator[StreamEvent, None]:
         assembler = StreamAssembler(provider=self.provider, fallback_model=self.model)
         complete = False
-        async for sse in self.endpoint.post_sse(body, timeout_s=timeout_s):
+        received = Received()
+        async for sse in self.endpoint.post_sse(body, timeout_s=timeout_s, received=received):
             if sse.data.strip() == "[DONE]":
                 complete = True  # read on to the end: the server closes the stream
                 continue
-            for event in assembler.feed(_decode_chunk(sse.data, self.provider)):
+            chunk = _checked_chunk(self.endpoint.event_json(sse, received), self.provider)
+            for event in assembler.feed(chunk):
                 yield event
-        yield ResponseDone(assembler.finish(complete=complete))
+        try:
+            response = assembler.finish(complete=complete)
+        except ModelError as exc:
+            problem = "the event stream ended without a finish reason or [DONE]"
+            raise self.endpoint.cut_short(received, problem) from exc
+        yield ResponseDone(response)
+
+
+def url_advice(base_url: str) -> str:
+    """Where OpenAI-compatible servers keep the API, for "not the API's answer" messages."""
+    return (
+        f"it is {base_url}; OpenAI-compatible servers usually serve the API under …/v1, "
+        "e.g. http://localhost:11434/v1, and Kenning adds /chat/completions"
+    )
 
 
 # --- outbound: kenning values -> wire JSON ---------------------------------
@@ -235,12 +257,19 @@ def _call_id(raw: Any, index: int) -> str:
     return str(raw) if raw else f"call_{index}_{secrets.token_hex(4)}"
 
 
-def parse_completion(data: Any, *, provider: str, fallback_model: str = "") -> ModelResponse:
-    """A non-streaming ``chat.completion`` body as a ``ModelResponse``."""
+def parse_completion(
+    data: Any, *, provider: str, fallback_model: str = "", advice: str = ""
+) -> ModelResponse:
+    """A non-streaming ``chat.completion`` body as a ``ModelResponse``.
+
+    No choices at all is an empty answer (the adapter refuses it as one),
+    exactly as a stream of chunks with empty ``choices`` is.
+    """
     try:
         if isinstance(data, dict) and "error" in data and not data.get("choices"):
             raise _stream_error(data["error"], provider)
-        choice = data["choices"][0]
+        choices = data["choices"]
+        choice = choices[0] if choices != [] else {"message": {}}
         message = choice.get("message") or {}
         calls = tuple(
             ToolCall(
@@ -257,11 +286,7 @@ def parse_completion(data: Any, *, provider: str, fallback_model: str = "") -> M
             model=str(data.get("model") or fallback_model),
         )
     except (KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise ModelError(
-            "server",
-            f"{provider}: unexpected chat.completion shape ({exc!r}): {str(data)[:300]}",
-            provider=provider,
-        ) from exc
+        raise shape_error(provider, "chat.completion", data, exc, advice) from exc
 
 
 def _stream_error(err: Any, provider: str) -> ModelError:
@@ -277,17 +302,7 @@ def _stream_error(err: Any, provider: str) -> ModelError:
     return classify_stream_error(detail, provider=provider)
 
 
-def _decode_chunk(data: str, provider: str) -> dict[str, Any]:
-    try:
-        chunk = json.loads(data)
-    except ValueError as exc:
-        raise ModelError(
-            "server", f"{provider}: a stream chunk is not JSON: {data[:200]!r}", provider=provider
-        ) from exc
-    if not isinstance(chunk, dict):
-        raise ModelError(
-            "server", f"{provider}: a stream chunk is not an object", provider=provider
-        )
+def _checked_chunk(chunk: dict[str, Any], provider: str) -> dict[str, Any]:
     if "error" in chunk and not chunk.get("choices"):
         # OpenRouter and some proxies report failures inside a 200 stream.
         raise _stream_error(chunk["error"], provider)
@@ -364,7 +379,7 @@ class StreamAssembler:
         if self.finish_reason is None and not complete:
             # Neither a finish reason nor [DONE]: the connection was cut short.
             raise ModelError(
-                "connection",
+                "truncated",
                 f"{self.provider}: the stream ended before the answer was complete",
                 provider=self.provider,
             )

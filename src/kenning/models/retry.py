@@ -1,8 +1,11 @@
 """Bounded retries for transient model errors, shared by every adapter.
 
 Invariants:
-- only transient kinds (rate_limit, server, timeout, connection) are retried;
-  auth, bad_request, not_found and context_overflow surface at once;
+- only transient kinds (rate_limit, server, timeout, connection, truncated,
+  empty_response) are retried; auth, bad_request, not_found, bad_response and
+  context_overflow surface at once;
+- an empty response is retried at most ``max_empty_retries`` times (once):
+  one empty answer is often a provider hiccup, two are the model's answer;
 - at most ``max_retries`` retries, each wait at most ``max_delay_s`` (backoff)
   or ``max_retry_after_s`` (when the server names a wait), and never more than
   ``max_total_wait_s`` in all — a turn is never stuck behind a long quota reset;
@@ -40,6 +43,7 @@ class RetryPolicy:
     # the error surfaces with the server's figure rather than stalling the turn.
     max_retry_after_s: float = 60.0
     max_total_wait_s: float = 120.0
+    max_empty_retries: int = 1
     sleep: Sleep = field(default=asyncio.sleep, compare=False, repr=False)
     random: Callable[[], float] = field(default=random.random, compare=False, repr=False)
     on_retry: OnRetry | None = field(default=None, compare=False, repr=False)
@@ -49,7 +53,10 @@ class RetryPolicy:
 
         None means give up. ``waited`` is the time already spent waiting.
         """
-        if not error.transient or attempt >= self.max_retries:
+        limit = self.max_retries
+        if error.kind == "empty_response":
+            limit = min(limit, self.max_empty_retries)
+        if not error.transient or attempt >= limit:
             return None
         if error.retry_after is not None:
             if error.retry_after > self.max_retry_after_s:

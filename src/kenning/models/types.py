@@ -137,6 +137,11 @@ class ModelSettings:
     timeout_s: float | None = None
     # Parallel tool calls are on unless a caller (a flush turn) wants one at a time.
     parallel_tool_calls: bool = True
+    # An answer with neither text nor tool calls is a failed call
+    # (ModelError "empty_response"), except for a caller whose work is its
+    # tool calls (the pre-compaction flush, the background review): there
+    # silence after the work, or instead of it, just means "nothing more".
+    allow_empty: bool = False
 
 
 FinishReason = Literal["stop", "tool_calls", "length", "content_filter", "other"]

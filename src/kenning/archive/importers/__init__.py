@@ -17,6 +17,7 @@ from kenning.archive.importers.common import (
     ImportFormatError,
     ImportReport,
     ParsedImport,
+    Problem,
     Progress,
     store,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "LocomoSession",
     "LocomoTurn",
     "ParsedImport",
+    "Problem",
     "Progress",
     "import_claude_code",
     "import_locomo",

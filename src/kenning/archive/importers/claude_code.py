@@ -7,6 +7,11 @@ Everything else (``file-history-snapshot``, unknown future types) is skipped
 and counted in the report, never an error. An event seen twice (a resumed
 session copies its history) is kept once, by ``uuid``.
 
+A damaged line (not UTF-8, not JSON, too deeply nested, or a message event
+without its ``sessionId`` or ``message``) is skipped and reported with its
+file and line; so is a file that cannot be read, or is not a regular file
+(a FIFO among the transcripts). Everything else is imported.
+
 Claude Code writes one assistant reply as several lines, one per content block,
 all with the same ``message.id``; consecutive ones are merged back into one
 message. ``tool_use`` blocks become OpenAI-shaped ``tool_calls`` (arguments as
@@ -27,12 +32,14 @@ from kenning.archive.importers.common import (
     ImportFormatError,
     ImportReport,
     ParsedImport,
+    Problem,
     Progress,
     first_line,
-    iter_jsonl,
+    read_jsonl,
     store,
     to_timestamp,
 )
+from kenning.archive.importers.sources import check_source
 from kenning.archive.store import Archive, Message
 
 FORMAT = "claude-code"
@@ -54,6 +61,7 @@ class _Session:
 
 def parse_claude_code(path: Path | str) -> ParsedImport:
     path = Path(path)
+    check_source(path, folder_ok=True)
     if path.is_dir():
         files = sorted(path.rglob("*.jsonl"))
         if not files:
@@ -61,11 +69,18 @@ def parse_claude_code(path: Path | str) -> ParsedImport:
     else:
         files = [path]
     skipped: Counter[str] = Counter()
+    problems: list[Problem] = []
     sessions: dict[str, _Session] = {}
     owner: dict[str, str] = {}  # event uuid -> sessionId, to place summaries
     summaries: list[tuple[str, str]] = []
     for file in files:
-        _read_file(file, sessions, owner, summaries, skipped)
+        try:
+            lines, damaged = read_jsonl(file)
+        except ImportFormatError as exc:  # unreadable, or a FIFO named *.jsonl
+            problems.append(exc.as_problem())
+            continue
+        problems.extend(damaged)
+        problems.extend(_read_file(file, lines, sessions, owner, summaries, skipped))
     titles: dict[str, str] = {}
     for leaf, summary in summaries:
         if leaf in owner:
@@ -79,7 +94,8 @@ def parse_claude_code(path: Path | str) -> ParsedImport:
             skipped["empty session"] += 1
         else:
             imported.append(built)
-    return ParsedImport(FORMAT, [str(path)], imported, skipped)
+    problems.sort(key=lambda p: (p.path, p.line or 0))
+    return ParsedImport(FORMAT, [str(path)], imported, skipped, problems).require_something()
 
 
 def import_claude_code(
@@ -90,16 +106,20 @@ def import_claude_code(
 
 def _read_file(
     file: Path,
+    lines: list[tuple[int, Any]],
     sessions: dict[str, _Session],
     owner: dict[str, str],
     summaries: list[tuple[str, str]],
     skipped: Counter[str],
-) -> None:
+) -> list[Problem]:
+    """Add the file's events to their sessions; the lines of the wrong shape come back."""
+    problems: list[Problem] = []
     last_time: float | None = None
-    for number, event in iter_jsonl(file):
-        where = f"line {number}"
-        if not isinstance(event, dict):
-            raise ImportFormatError(file, where, "expected a JSON object")
+    for number, event in lines:
+        problem = _shape_problem(event)
+        if problem is not None:
+            problems.append(Problem(str(file), f"line {number}", problem))
+            continue
         kind = event.get("type")
         if kind == "summary":
             if isinstance(event.get("summary"), str) and isinstance(event.get("leafUuid"), str):
@@ -115,11 +135,7 @@ def _read_file(
             # and interleave two conversations in one turn order.
             skipped["sidechain event"] += 1
             continue
-        session_id = event.get("sessionId")
-        if not isinstance(session_id, str) or not session_id:
-            raise ImportFormatError(file, where, f"a {kind} event without a 'sessionId'")
-        if kind != "system" and not isinstance(event.get("message"), dict):
-            raise ImportFormatError(file, where, f"a {kind} event without a 'message' object")
+        session_id = event["sessionId"]
         uuid = event.get("uuid")
         if isinstance(uuid, str):
             if uuid in owner:
@@ -132,6 +148,23 @@ def _read_file(
         session.events.append(_Event(event, last_time, file.name))
         if file.name not in session.files:
             session.files.append(file.name)
+    return problems
+
+
+def _shape_problem(event: Any) -> str | None:
+    """Why a line cannot be an event, or None when it can."""
+    if not isinstance(event, dict):
+        return "expected a JSON object"
+    kind = event.get("type")
+    if kind not in _MESSAGE_TYPES or event.get("isSidechain"):
+        return None  # skipped and counted, whatever else it holds
+    a = "an" if kind == "assistant" else "a"
+    session_id = event.get("sessionId")
+    if not isinstance(session_id, str) or not session_id:
+        return f"{a} {kind} event without a 'sessionId'"
+    if kind != "system" and not isinstance(event.get("message"), dict):
+        return f"{a} {kind} event without a 'message' object"
+    return None
 
 
 def _build(

@@ -3,8 +3,11 @@
 Invariants:
 
 * Importers parse a whole source into ``ImportedSession`` values before anything
-  is written, so a malformed file fails with ``ImportFormatError`` naming the file
-  and the place, and leaves the archive untouched.
+  is written. A damaged part that can be left out on its own (a transcript
+  line, a conversation of an export, a file of a folder) is skipped and kept
+  as a ``Problem`` naming the file and line, and everything else is imported;
+  a source of which nothing can be read fails with ``ImportFormatError`` and
+  leaves the archive untouched. Reading itself is ``sources``'s job.
 * Each session is stored in one transaction: its row and all its messages, or
   nothing.
 * A session's ``import_key`` is ``{format}:{sha256}:{n}``: the hash covers the
@@ -19,26 +22,36 @@ import hashlib
 import json
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
+from kenning.archive.importers.sources import (
+    ImportFormatError,
+    Problem,
+    fail,
+    load_json,
+    read_jsonl,
+    read_text,
+)
 from kenning.archive.store import Archive, Message
 
 # click's ProgressBar.update(n) fits; called with 1 after each session.
 Progress = Callable[[int], object]
 
-
-class ImportFormatError(ValueError):
-    """The source does not have the expected shape; the message says where."""
-
-    def __init__(self, path: Path | str, where: str, problem: str) -> None:
-        self.path = str(path)
-        self.where = where
-        self.problem = problem
-        super().__init__(f"{path}: {where}: {problem}" if where else f"{path}: {problem}")
+__all__ = [
+    "ImportFormatError",
+    "ImportReport",
+    "ImportedSession",
+    "ParsedImport",
+    "Problem",
+    "Progress",
+    "load_json",
+    "read_jsonl",
+    "read_text",
+    "store",
+]
 
 
 @dataclass
@@ -58,12 +71,30 @@ class ImportedSession:
 
 @dataclass
 class ParsedImport:
-    """Everything read from one source; ``skipped`` counts what was left out, and why."""
+    """Everything read from one source.
+
+    ``skipped`` counts what was left out on purpose (noise events, thinking),
+    and why; ``problems`` lists each damaged part that was left out.
+    """
 
     format: str
     paths: list[str]
     sessions: list[ImportedSession]
     skipped: Counter[str] = field(default_factory=Counter)
+    problems: list[Problem] = field(default_factory=list)
+
+    def require_something(self) -> ParsedImport:
+        """Itself, unless it is all damage: then the first problem, as the error it is."""
+        if self.sessions or not self.problems:
+            return self
+        first = self.problems[0]
+        more = len(self.problems) - 1
+        error = fail(first)
+        if more:
+            error = ImportFormatError(
+                first.path, first.where, f"{first.problem} (and {more} more problems)"
+            )
+        raise error
 
 
 @dataclass
@@ -75,9 +106,12 @@ class ImportReport:
     messages_imported: int = 0
     skipped_events: dict[str, int] = field(default_factory=dict)
     session_ids: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)  # damaged parts, left out
 
     def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+        data = dict(self.__dict__)
+        data["problems"] = [p.to_dict() for p in self.problems]
+        return data
 
 
 def digest(session: ImportedSession) -> str:
@@ -108,7 +142,12 @@ def store(
 ) -> ImportReport:
     """Store each parsed session unless its import key is already in the archive."""
     assign_keys(parsed.sessions)
-    report = ImportReport(parsed.format, list(parsed.paths), skipped_events=dict(parsed.skipped))
+    report = ImportReport(
+        parsed.format,
+        list(parsed.paths),
+        skipped_events=dict(parsed.skipped),
+        problems=list(parsed.problems),
+    )
     for session in parsed.sessions:
         sid = _store_one(archive, session)
         if sid is None:
@@ -155,39 +194,7 @@ def _store_one(archive: Archive, session: ImportedSession) -> str | None:
     return sid
 
 
-# -- reading helpers -------------------------------------------------------
-
-
-def read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportFormatError(path, f"byte {exc.start}", "not UTF-8 text") from exc
-    except OSError as exc:
-        raise ImportFormatError(path, "", f"cannot read: {exc.strerror or exc}") from exc
-
-
-def load_json(path: Path, text: str | None = None) -> Any:
-    """The one JSON document in ``path``; a syntax error names its line and column."""
-    try:
-        return json.loads(read_text(path) if text is None else text)
-    except json.JSONDecodeError as exc:
-        raise ImportFormatError(
-            path, f"line {exc.lineno} column {exc.colno}", f"invalid JSON ({exc.msg})"
-        ) from exc
-
-
-def iter_jsonl(path: Path, text: str | None = None) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for each non-blank line of a JSON Lines file."""
-    for number, line in enumerate((read_text(path) if text is None else text).splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportFormatError(
-                path, f"line {number} column {exc.colno}", f"invalid JSON ({exc.msg})"
-            ) from exc
+# -- value helpers -----------------------------------------------------------
 
 
 def to_timestamp(value: object) -> float | None:

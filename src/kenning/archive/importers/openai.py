@@ -8,15 +8,19 @@ several JSON values one per line):
 * a ChatGPT conversation (``mapping`` of nodes) or a list of them → one each,
   following the branch that ends at ``current_node`` (the one the user saw).
 
-One file holds one kind of unit; mixing them is an error naming the item or
-line. Chat-format files carry no times, so their sessions are stamped with the
-import time (``meta.undated``), spaced a millisecond apart in file order; the
-import key never depends on those stamps.
+One file holds one kind of unit, set by its first readable one. Where a unit
+is a conversation (a session object, a ChatGPT conversation), a damaged one —
+a line that is not JSON, a unit of another kind, a bad message, a broken
+``mapping``, nesting too deep — is skipped and reported with its line or item,
+and the others are imported. A file of messages is one conversation, so any
+damage in it is an error naming the place. Chat-format files carry no times,
+so their sessions are stamped with the import time (``meta.undated``), spaced
+a millisecond apart in file order; the import key never depends on those
+stamps.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -28,12 +32,19 @@ from kenning.archive.importers.common import (
     ImportFormatError,
     ImportReport,
     ParsedImport,
+    Problem,
     Progress,
     first_line,
-    iter_jsonl,
-    read_text,
+    read_jsonl,
     store,
     to_timestamp,
+)
+from kenning.archive.importers.sources import (
+    TOO_DEEP,
+    deep_error,
+    parse_json,
+    read_bytes,
+    too_deep,
 )
 from kenning.archive.store import Archive, Message, Role
 
@@ -67,11 +78,12 @@ _CHATGPT_SKIP = {"thoughts", "reasoning_recap"}
 
 def parse_openai(path: Path | str) -> ParsedImport:
     path = Path(path)
-    text = read_text(path)
-    if not text.strip():
+    data = read_bytes(path)
+    if not data.strip():
         raise ImportFormatError(path, "", "the file is empty")
+    units, damaged = _units(path, data)
     parser = _Parser(path)
-    parser.run(_units(path, text))
+    parser.run(units, damaged)
     # Undated sessions: import time, a millisecond apart, so listings keep file order.
     undated = [s for s in parser.sessions if s.started_at == UNDATED]
     now = clock.timestamp()
@@ -83,7 +95,8 @@ def parse_openai(path: Path | str) -> ParsedImport:
             m if m.created_at is not None else replace(m, created_at=session.started_at)
             for m in session.messages
         ]
-    return ParsedImport(FORMAT, [str(path)], parser.sessions, parser.skipped)
+    parsed = ParsedImport(FORMAT, [str(path)], parser.sessions, parser.skipped, parser.problems)
+    return parsed.require_something()
 
 
 def import_openai(
@@ -92,21 +105,29 @@ def import_openai(
     return store(archive, parse_openai(path), progress=progress)
 
 
-def _units(path: Path, text: str) -> list[tuple[str, Any]]:
-    """The file's top-level values, each with where it is: lines, list items or the document."""
+def _units(path: Path, data: bytes) -> tuple[list[tuple[str, Any]], list[Problem]]:
+    """The file's top-level values, each with where it is (lines, list items or the
+    document), and the lines that could not be read."""
     if path.suffix.lower() != ".jsonl":
         try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as exc:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ImportFormatError(path, f"byte {exc.start}", "not UTF-8 text") from exc
+        try:
+            # Depth is checked per item below, so one deep conversation is skipped alone.
+            doc = parse_json(text, path, depth=False)
+        except ImportFormatError as exc:
             # "Extra data": a first value parsed and more follow, i.e. JSON Lines.
-            if exc.msg != "Extra data":
-                where = f"line {exc.lineno} column {exc.colno}"
-                raise ImportFormatError(path, where, f"invalid JSON ({exc.msg})") from exc
+            if "(Extra data)" not in exc.problem:
+                raise
         else:
             if isinstance(doc, list):
-                return [(f"item {i}", value) for i, value in enumerate(doc)]
-            return [("top level", doc)]
-    return [(f"line {n}", value) for n, value in iter_jsonl(path, text)]
+                return [(f"item {i}", value) for i, value in enumerate(doc)], []
+            if too_deep(doc):
+                raise deep_error(path, text)
+            return [("top level", doc)], []
+    lines, damaged = read_jsonl(path, data)
+    return [(f"line {n}", value) for n, value in lines], damaged
 
 
 def _kind(value: Any) -> str:
@@ -120,40 +141,66 @@ def _kind(value: Any) -> str:
     return "unknown"
 
 
+_UNKNOWN = (
+    'expected {"messages": [...]}, a message with a "role", '
+    "or a ChatGPT conversation with a 'mapping'"
+)
+
+
 class _Parser:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.sessions: list[ImportedSession] = []
         self.skipped: Counter[str] = Counter()
+        self.problems: list[Problem] = []
 
     def fail(self, where: str, problem: str) -> ImportFormatError:
         return ImportFormatError(self.path, where, problem)
 
-    def run(self, units: list[tuple[str, Any]]) -> None:
-        if not units:
+    def run(self, units: list[tuple[str, Any]], damaged: list[Problem]) -> None:
+        known = [_kind(value) for _, value in units if _kind(value) != "unknown"]
+        if not known:
+            if damaged:
+                self.problems.extend(damaged)
+                return
+            if units:
+                raise self.fail(units[0][0], _UNKNOWN)
             return
-        first = _kind(units[0][1])
-        for where, value in units:
-            kind = _kind(value)
-            if kind == "unknown":
-                raise self.fail(
-                    where,
-                    'expected {"messages": [...]}, a message with a "role", '
-                    "or a ChatGPT conversation with a 'mapping'",
-                )
-            if kind != first:
-                raise self.fail(where, f"a {kind} in a file of {first}s; use one kind per file")
+        first = known[0]
         if first == "message":
+            # One conversation: damage anywhere in it is damage to all of it.
+            if damaged:
+                raise self.fail(damaged[0].where, damaged[0].problem)
+            for where, value in units:
+                self.check_unit(where, value, first)
             self.add_chat(units, units[0][0], {})
             return
+        self.problems.extend(damaged)
         for where, value in units:
-            if first == "ChatGPT conversation":
-                self.add_chatgpt(where, value)
-            elif not isinstance(value.get("messages"), list):
-                raise self.fail(where, "'messages' must be a list")
-            else:
-                numbered = [(f"{where}, message {i}", m) for i, m in enumerate(value["messages"])]
-                self.add_chat(numbered, where, value)
+            try:
+                self.check_unit(where, value, first)
+                self.add_conversation(where, value, first)
+            except ImportFormatError as exc:  # this conversation only
+                self.problems.append(exc.as_problem())
+        self.problems.sort(key=lambda p: p.line or 0)
+
+    def check_unit(self, where: str, value: Any, first: str) -> None:
+        kind = _kind(value)
+        if kind == "unknown":
+            raise self.fail(where, _UNKNOWN)
+        if kind != first:
+            raise self.fail(where, f"a {kind} in a file of {first}s; use one kind per file")
+        if too_deep(value):
+            raise self.fail(where, TOO_DEEP)
+
+    def add_conversation(self, where: str, value: dict[str, Any], kind: str) -> None:
+        if kind == "ChatGPT conversation":
+            self.add_chatgpt(where, value)
+        elif not isinstance(value.get("messages"), list):
+            raise self.fail(where, "'messages' must be a list")
+        else:
+            numbered = [(f"{where}, message {i}", m) for i, m in enumerate(value["messages"])]
+            self.add_chat(numbered, where, value)
 
     # -- chat format ---------------------------------------------------------
 

@@ -17,7 +17,10 @@ another process (``python -m kenning.testing.wire``)::
      {"error": "auth"}, {"error": "context_overflow", "style": "llamacpp"},
      {"delay": 5, "then": "late answer"},
      {"truncate": "some text that will be cut", "after_events": 2},
-     {"status": 418, "body": {"error": {"message": "teapot"}}}]
+     {"status": 418, "body": {"error": {"message": "teapot"}}},
+     {"status": 200, "body": "<html>login</html>", "content_type": "text/html"},
+     {"stream": [{"choices": []}, "[DONE]"]},
+     {"stream": [{"choices": []}], "cut": "data: {\"choi"}]
 """
 
 from __future__ import annotations
@@ -78,18 +81,48 @@ class Truncated:
 
 @dataclass(frozen=True)
 class RawResponse:
-    """Any status and body, verbatim."""
+    """Any status and body, verbatim (a mapping is sent as its JSON)."""
 
     status: int
     body: str | Mapping[str, Any] = ""
     headers: Mapping[str, str] = field(default_factory=dict)
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class RawStream:
+    """A 200 event stream of exactly these events, whatever the request asked.
+
+    Each event is a ``data:`` line: a mapping as its JSON, a string verbatim
+    (``"[DONE]"``). With ``cut``, that text is written raw after the events
+    (e.g. half an event) and the connection dropped without the stream's end.
+    """
+
+    events: tuple[str | Mapping[str, Any], ...] = ()
+    cut: str | None = None
 
 
 Behaviour: TypeAlias = (
-    RateLimited | ServerError | AuthError | ContextOverflow | Delay | Truncated | RawResponse
+    RateLimited
+    | ServerError
+    | AuthError
+    | ContextOverflow
+    | Delay
+    | Truncated
+    | RawResponse
+    | RawStream
 )
 ScriptItem: TypeAlias = Reply | Behaviour
-BEHAVIOURS = (RateLimited, ServerError, AuthError, ContextOverflow, Delay, Truncated, RawResponse)
+BEHAVIOURS = (
+    RateLimited,
+    ServerError,
+    AuthError,
+    ContextOverflow,
+    Delay,
+    Truncated,
+    RawResponse,
+    RawStream,
+)
 
 
 class ScriptError(ValueError):
@@ -145,7 +178,16 @@ def load_item(data: Any, where: str = "item") -> ScriptItem:
             raise ScriptError(f"{where}: truncate needs a reply, not {inner!r}")
         return Truncated(inner, int(data.get("after_events", 1)))
     if "status" in data:
-        return RawResponse(int(data["status"]), data.get("body", ""), data.get("headers", {}))
+        content_type = str(data.get("content_type", "application/json"))
+        return RawResponse(
+            int(data["status"]), data.get("body", ""), data.get("headers", {}), content_type
+        )
+    if "stream" in data:
+        events = data["stream"]
+        if not isinstance(events, list) or not all(isinstance(e, str | dict) for e in events):
+            raise ScriptError(f"{where}: stream must be a list of objects or strings")
+        cut = data.get("cut")
+        return RawStream(tuple(events), None if cut is None else str(cut))
     if "text" in data or "tool_calls" in data:
         usage = data.get("usage")
         return reply(
@@ -153,7 +195,9 @@ def load_item(data: Any, where: str = "item") -> ScriptItem:
             *_calls(data.get("tool_calls", []), where),
             usage=Usage(**usage) if isinstance(usage, dict) else None,
         )
-    raise ScriptError(f"{where}: needs one of text, tool_calls, error, delay, truncate, status")
+    raise ScriptError(
+        f"{where}: needs one of text, tool_calls, error, delay, truncate, status, stream"
+    )
 
 
 def load_script(data: Any) -> list[ScriptItem]:
@@ -171,6 +215,7 @@ __all__ = [
     "Delay",
     "RateLimited",
     "RawResponse",
+    "RawStream",
     "ScriptError",
     "ScriptItem",
     "ServerError",

@@ -38,6 +38,7 @@ from kenning.testing.wire.script import (
     Delay,
     RateLimited,
     RawResponse,
+    RawStream,
     ScriptItem,
     ServerError,
     Truncated,
@@ -259,7 +260,13 @@ class WireServer:
             self._perform(handler, request, item.then)
         elif isinstance(item, RawResponse):
             body = item.body if isinstance(item.body, str) else json.dumps(item.body)
-            self._send(handler, item.status, body.encode("utf-8"), dict(item.headers))
+            data = body.encode("utf-8")
+            self._send(handler, item.status, data, dict(item.headers), item.content_type)
+        elif isinstance(item, RawStream):
+            frames = [sse(event) for event in item.events]
+            if item.cut is not None:
+                frames.append(item.cut.encode("utf-8"))
+            self._send_stream(handler, frames, finish=item.cut is None)
         elif isinstance(item, Truncated):
             self._truncated(handler, request, item)
         elif isinstance(item, BEHAVIOURS):
@@ -310,10 +317,14 @@ class WireServer:
 
     @staticmethod
     def _send(
-        handler: BaseHTTPRequestHandler, status: int, data: bytes, headers: Mapping[str, str]
+        handler: BaseHTTPRequestHandler,
+        status: int,
+        data: bytes,
+        headers: Mapping[str, str],
+        content_type: str = "application/json",
     ) -> None:
         handler.send_response(status)
-        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Type", content_type)
         handler.send_header("Content-Length", str(len(data)))
         handler.send_header("Connection", "close")
         for name, value in headers.items():
