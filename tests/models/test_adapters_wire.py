@@ -183,8 +183,9 @@ def test_timeout_is_classified(wire: Any, mode: str, policy: Callable[..., Retry
         started = time.monotonic()
         with pytest.raises(ModelError) as caught:
             asyncio.run(ask(model, mode))
+        waited = time.monotonic() - started
     assert caught.value.kind == "timeout" and caught.value.transient
-    assert time.monotonic() - started < 2
+    assert waited < 4  # gave up, rather than waiting for the server's 5 s answer
 
 
 def test_timeout_then_retry_succeeds(wire: Any, policy: Callable[..., RetryPolicy]) -> None:
