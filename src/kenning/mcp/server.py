@@ -21,6 +21,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import anyio
@@ -31,7 +32,9 @@ from mcp.shared.exceptions import MCPError
 
 from kenning import __version__
 from kenning.mcp.recorder import Peer
-from kenning.mcp.service import KenningService
+from kenning.mcp.service import KenningService, Outcome, internal_error, render
+from kenning.mcp.wire import REPAIRED_META, WellFormedBodies, protocol_stdin
+from kenning.wellformed import repair_data
 
 SNAPSHOT_URI = "kenning://memory/snapshot"
 SKILLS_URI = "kenning://skills/index"
@@ -75,8 +78,16 @@ def build_server(service: KenningService) -> Server[Any]:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> Any:
-        peer = peer_of(ctx)
-        outcome = await anyio.to_thread.run_sync(service.call, params.name, params.arguments, peer)
+        try:
+            peer = peer_of(ctx)
+            meta: dict[str, Any] = dict(params.meta or {})
+            repaired = [str(place) for place in meta.get(REPAIRED_META) or ()]
+            outcome = await anyio.to_thread.run_sync(
+                partial(service.call, repaired=repaired), params.name, params.arguments, peer
+            )
+        except Exception as exc:  # service.call never raises; this is the net under it
+            result, _ = repair_data(internal_error(params.name, exc))
+            outcome = Outcome(result, render(result))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.text)],
             structured_content=outcome.result,
@@ -172,8 +183,9 @@ async def serve_stdio(service: KenningService) -> None:
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope, signalled)
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+            with protocol_stdin() as stdin:
+                async with stdio_server(stdin=stdin) as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
             group.cancel_scope.cancel()  # stdin closed: the host is done with us
     finally:
         service.close("server stopped" if signalled.is_set() else "client disconnected")
@@ -217,7 +229,9 @@ async def serve_http(
     host, port = sock.getsockname()[:2]
     server = build_server(service)
     app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        WellFormedBodies(app), log_level="warning", access_log=False, lifespan="on"
+    )
     shown = f"[{host}]" if ":" in host else host
     announce(f"kenning mcp: serving streamable HTTP at http://{shown}:{port}{HTTP_PATH}")
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for
