@@ -38,6 +38,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from kenning.archive.db import ArchiveError
 from kenning.archive.memory_get import MemoryGet
 from kenning.archive.memory_search import MemorySearch
 from kenning.archive.session_search import SessionSearch
@@ -261,8 +262,25 @@ class KenningService:
             client.memory.begin_turn()
             client.manage.begin_turn()
         client.last_call = now
+        if not isinstance(self.archive, ReadOnlyArchive):
+            return self._handle(name, args, client)
+        result = self._handle(name, args, client)
+        if not self.archive.settle():  # a writer checkpointed under an immutable read
+            result = self._handle(name, args, client)
+            self.archive.settle()
+        return result
+
+    def _handle(self, name: str, args: Result, client: _Client) -> Result:
         try:
             return self._handlers[name](args, client)
+        except ArchiveError as exc:  # says why and what to do; not a bug
+            return {
+                "success": False,
+                "error": "archive_unavailable",
+                "message": f"{name} could not read the archive: {exc}",
+                "next_step": "Tell the user what the message says. Meanwhile memory, "
+                "memory_get and the skill tools still work.",
+            }
         except Exception as exc:
             return internal_error(name, exc)
 
