@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import IO
 
+import anyio
+import mcp_types as types
 import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.message import SessionMessage
 
 from kenning.archive.store import Archive, Message
 
@@ -38,3 +46,47 @@ def past_session(home_dir: Path) -> str:
         archive.append(sid, Message(role, text))  # type: ignore[arg-type]
     archive.close()
     return sid
+
+
+@asynccontextmanager
+async def escaping_stdio_session(
+    params: StdioServerParameters, *, errlog: IO[str]
+) -> AsyncIterator[ClientSession]:
+    """The SDK's client session, its messages written as a JavaScript host writes them.
+
+    ``JSON.stringify`` (and Python's ``json``) write a lone surrogate as the
+    escape ``"\\ud800"``; the SDK's own writer refuses to send one at all. So
+    this is the SDK's ``ClientSession`` over a pipe whose writer is ``json``.
+    """
+    env = {**os.environ, **(params.env or {})}
+    process = await anyio.open_process([params.command, *params.args], env=env, stderr=errlog)
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+    inbound_w, inbound = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    outbound, outbound_r = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def write() -> None:
+        async with outbound_r:
+            async for sent in outbound_r:
+                data = sent.message.model_dump(by_alias=True, exclude_unset=True, mode="json")
+                await stdin.send((json.dumps(data) + "\n").encode("utf-8"))
+
+    async def read() -> None:
+        pending = b""
+        async with inbound_w:
+            async for chunk in stdout:
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    await inbound_w.send(SessionMessage(message))
+
+    async with process, anyio.create_task_group() as group:
+        group.start_soon(write)
+        group.start_soon(read)
+        async with ClientSession(inbound, outbound) as session:
+            await session.initialize()
+            yield session
+        await stdin.aclose()  # EOF: the server ends its run and exits
+        with anyio.fail_after(30):
+            await process.wait()
+        group.cancel_scope.cancel()

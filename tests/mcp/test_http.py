@@ -81,3 +81,64 @@ def test_binding_beyond_loopback_needs_an_explicit_flag() -> None:
     result = CliRunner().invoke(cli, ["mcp", "--http", "--host", "0.0.0.0"])
     assert result.exit_code == 2
     assert "--allow-remote" in result.output and "without authentication" in result.output
+
+
+def _initialize(url: str, headers: dict[str, str]) -> httpx.Response:
+    request = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    return httpx.post(
+        url,
+        content=json.dumps(request),
+        headers={
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            **headers,
+        },
+        timeout=20,
+    )
+
+
+def test_only_the_servers_own_origin_may_call_it_from_a_browser(home_dir: Path) -> None:
+    """A page served on another local port must not reach the tools (writes included)."""
+    with HttpServer(home_dir, "--allow-origin", "HTTPS://Tools.Example.com:443/", env=KEYWORD) as (
+        server
+    ):
+        port = httpx.URL(server.url).port
+        assert port is not None
+
+        def status(origin: str | None, host: str | None = None) -> int:
+            headers = {"Origin": origin} if origin else {}
+            if host:
+                headers["Host"] = host
+            return _initialize(server.url, headers).status_code
+
+        assert status(None) == 200  # not a browser: no Origin
+        assert status(f"http://127.0.0.1:{port}") == 200
+        assert status(f"http://localhost:{port}", host=f"localhost:{port}") == 200
+        assert status(f"http://localhost:{port}") == 200  # own origin, by its other name
+        assert status("https://tools.example.com") == 200  # allowed with --allow-origin
+        assert status("http://localhost:9999") == 403  # another local port
+        assert status(f"http://127.0.0.1:{port + 1}") == 403
+        assert status(f"http://localhost:{port}.attacker.example") == 403  # a prefix is not a match
+        assert status(f"https://127.0.0.1:{port}") == 403  # another scheme
+        assert status(f"http://attacker.example:{port}") == 403  # another host
+        assert status("null") == 403  # a sandboxed page or a file
+        assert status(None, host=f"127.0.0.1:{port + 1}") == 421  # Host names another server
+
+
+def test_allow_origin_must_be_an_origin() -> None:
+    for bad in ("localhost:3000/app", "http://localhost:3000/app", "not a url"):
+        result = CliRunner().invoke(cli, ["mcp", "--http", "--allow-origin", bad])
+        assert result.exit_code == 2, result.output
+        assert "is not an origin" in result.output or "is not a URL" in result.output
+    remote = ["mcp", "--http", "--host", "0.0.0.0", "--allow-remote"]
+    result = CliRunner().invoke(cli, [*remote, "--allow-origin", "http://a.example"])
+    assert result.exit_code == 2 and "needs a loopback --host" in result.output

@@ -7,12 +7,17 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import anyio
+import mcp_types as types
 import pytest
+from mcp import Client
 
 from kenning.archive.store import Archive
 from kenning.home import Home
 from kenning.mcp import KenningService, Peer
+from kenning.mcp.client import payload
 from kenning.mcp.recorder import found
+from kenning.mcp.server import build_server
 from kenning.mcp.service import TURN_GAP_S
 
 PEER = Peer(client="test-host", version="1.0")
@@ -126,3 +131,41 @@ def test_the_skills_index_names_this_servers_tools(home_dir: Path) -> None:
     assert "skill_list(query=...)" in block and "skills_search" not in block
     nothing_fits = service_for(home_dir, skills={"index_budget_tokens": 5}).skills_index()
     assert "3 skills are saved" in nothing_fits and "skill_list" in nothing_fits
+
+
+def test_an_exception_around_the_handler_becomes_a_result_too(
+    home_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recorder and the bookkeeping run outside the handler's net; call has its own."""
+    service = service_for(home_dir)
+
+    def refuse(*args: Any) -> None:
+        raise UnicodeEncodeError("utf-8", "\ud800", 0, 1, "surrogates not allowed")
+
+    monkeypatch.setattr(service.recorder, "call", refuse)
+    failed = service.call("memory", {"action": "show", "target": "user"}, PEER)
+    assert not failed.ok and failed.result["error"] == "internal"
+    assert "UnicodeEncodeError" in failed.result["message"] and "\ud800" not in failed.text
+    service.close()
+
+
+def test_the_protocol_layer_answers_even_if_the_service_raises(
+    home_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last net: a tool call is answered with an error result, never left hanging."""
+    service = service_for(home_dir)
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("service on fire")
+
+    monkeypatch.setattr(service, "call", broken)
+
+    async def main() -> types.CallToolResult:
+        async with Client(build_server(service)) as client:
+            with anyio.fail_after(10):
+                return await client.call_tool("memory_search", {"query": "x"})
+
+    result = anyio.run(main)
+    assert result.is_error
+    data = payload(result)
+    assert data["error"] == "internal" and "service on fire" in data["message"]

@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 
 from kenning.archive import migrations
+from kenning.fsutil import FileStamp
 
 # Long enough to ride out another process's batch import, short enough that
 # a wedged writer is reported rather than hanging an agent forever.
@@ -57,29 +59,90 @@ def _close_idle_connections_before_fork() -> None:
 os.register_at_fork(before=_close_idle_connections_before_fork)
 
 
-def connect(path: Path, *, migrate: bool = True, readonly: bool = False) -> sqlite3.Connection:
-    if readonly:
-        if not path.exists():
-            raise ArchiveError(f"no archive at {path} yet")
-        conn = sqlite3.connect(
-            f"file:{path}?mode=ro", uri=True, check_same_thread=False, factory=_Connection
-        )
-    else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(
-            path, check_same_thread=False, isolation_level=None, factory=_Connection
-        )
+def connect(path: Path, *, migrate: bool = True) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None, factory=_Connection)
     _open_connections.add(conn)
+    _configure(conn)
+    mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if mode.lower() != "wal":
+        raise ArchiveError(f"{path}: could not switch to WAL mode (got {mode!r})")
+    # NORMAL is durable across application crashes in WAL mode; only an OS
+    # crash can lose the last transactions, never corrupt the database.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    if migrate:
+        migrations.apply(conn)
+    return conn
+
+
+def _configure(conn: sqlite3.Connection) -> None:
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
-    if not readonly:
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if mode.lower() != "wal":
-            raise ArchiveError(f"{path}: could not switch to WAL mode (got {mode!r})")
-        # NORMAL is durable across application crashes in WAL mode; only an OS
-        # crash can lose the last transactions, never corrupt the database.
-        conn.execute("PRAGMA synchronous = NORMAL")
-        if migrate:
-            migrations.apply(conn)
-    return conn
+
+
+# Reading a WAL database without creating or changing a single file.
+#
+# ``mode=ro`` alone is not enough: SQLite then creates ``-wal`` and ``-shm``
+# (it needs the shared-memory index to read a WAL database) and, being
+# read-only, cannot delete them again. So the way to open depends on what
+# is there:
+#
+# - ``-wal`` and ``-shm`` exist (a writer is connected, or one died): open
+#   with ``readonly_shm=1``. SQLite maps the ``-shm`` read-only (rebuilding
+#   the index in private memory if it cannot trust it) and reads the
+#   committed transactions in the ``-wal``: the latest data, files untouched.
+#   (Should the last writer close and delete both between this check and the
+#   first read, SQLite leaves an empty ``-wal`` and that call fails; harmless
+#   to the data, and the next call opens immutable.)
+# - no ``-wal`` (or an empty one without ``-shm``): no connection is open and
+#   the database file holds everything. ``readonly_shm`` would create the
+#   ``-wal`` here, so the file is opened ``immutable=1``: no locks, no side
+#   files. Immutable promises SQLite nobody writes, which a writer starting
+#   meanwhile would break, but a writer changes the database file itself
+#   only when it checkpoints: ``ReadOnlyConnection.torn`` notices that (the
+#   file's stamp changed since opening) so the caller can read again.
+# - a ``-wal`` with transactions but no ``-shm`` (a crashed writer, then the
+#   ``-shm`` deleted by hand): they cannot be read without creating the
+#   ``-shm``, so this is refused with what to do, rather than answered stale.
+
+
+@dataclass(frozen=True)
+class ReadOnlyConnection:
+    conn: sqlite3.Connection
+    path: Path
+    opened: FileStamp | None  # the database file at opening, when opened immutable
+
+    def torn(self) -> bool:
+        """Whether an immutable read may have seen the file change under it (read again)."""
+        return self.opened is not None and FileStamp.of(self.path) != self.opened
+
+
+def connect_readonly(path: Path) -> ReadOnlyConnection:
+    """``path`` opened for reading only, creating and changing no file (see above)."""
+    if not path.exists():
+        raise ArchiveError(f"no archive at {path} yet")
+    wal, shm = (path.with_name(f"{path.name}-{suffix}") for suffix in ("wal", "shm"))
+    wal_size = wal.stat().st_size if wal.exists() else None
+    opened = None
+    if wal_size is not None and shm.exists():
+        query = "mode=ro&readonly_shm=1"
+    elif not wal_size:
+        opened = FileStamp.of(path)  # before opening: a change from here on is noticed
+        query = "immutable=1"
+    else:
+        raise ArchiveError(
+            f"{path.name} has recent changes in {wal.name} that cannot be read without "
+            f"creating {shm.name}, and this server may not create files (--read-only). "
+            "Run any kenning command that reads the archive once (e.g. `kenning sessions "
+            "list`) to fold them in, or serve without --read-only."
+        )
+    conn = sqlite3.connect(
+        f"{path.absolute().as_uri()}?{query}",
+        uri=True,
+        check_same_thread=False,
+        factory=_Connection,
+    )
+    _open_connections.add(conn)
+    _configure(conn)
+    return ReadOnlyConnection(conn, path, opened)

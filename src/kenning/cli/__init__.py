@@ -13,6 +13,7 @@ import click
 
 from kenning import __version__, clock
 from kenning.cli.context import CliState
+from kenning.cli.textargs import guard, robust_output
 
 # name -> "module:attribute". Commands are imported when used, not at start:
 # the chat UI, the agent, the MCP SDK and numpy-heavy search are a second of
@@ -52,7 +53,7 @@ class LazyGroup(click.Group):
             command = getattr(importlib.import_module(module_name), attr)
             if not isinstance(command, click.Command) or command.name != cmd_name:
                 raise RuntimeError(f"{LAZY_COMMANDS[cmd_name]} is not the {cmd_name!r} command")
-            self.add_command(command)
+            self.add_command(guard(command))
         return super().get_command(ctx, cmd_name)
 
 
@@ -86,5 +87,9 @@ def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -
     ctx.obj = CliState(profile=profile, assignments=list(assignments))
 
 
+guard(cli)
+
+
 def main() -> None:
+    robust_output()
     cli()

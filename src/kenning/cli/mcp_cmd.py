@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import os
 import sys
+from functools import partial
 
 import click
 
@@ -14,13 +14,15 @@ from kenning.cli.context import CliState
 DEFAULT_PORT = 8765
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+def _origins(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> list[str]:
+    if not value:
+        return []
+    from kenning.mcp.server import OriginError, origin_of
+
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        return [origin_of(url) for url in value]
+    except OriginError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from exc
 
 
 def _say(text: str) -> None:
@@ -44,6 +46,15 @@ def _say(text: str) -> None:
     help="HTTP: allow binding a non-loopback address (no authentication: anyone who can "
     "reach it can read and change the memory).",
 )
+@click.option(
+    "--allow-origin",
+    "allow_origins",
+    multiple=True,
+    metavar="URL",
+    callback=_origins,
+    help="HTTP: also accept browser requests from this origin (scheme://host[:port]); "
+    "repeatable. By default only the server's own origin is accepted.",
+)
 @click.option("--read-only", is_flag=True, help="Serve search and views; refuse every write.")
 @click.pass_context
 def mcp(
@@ -52,6 +63,7 @@ def mcp(
     host: str,
     port: int,
     allow_remote: bool,
+    allow_origins: list[str],
     read_only: bool,
 ) -> None:
     """Serve this home's memory, archive, journal and skills to agent hosts over MCP.
@@ -70,7 +82,7 @@ def mcp(
 
     import anyio
 
-    from kenning.mcp.server import bind, serve_http, serve_stdio
+    from kenning.mcp.server import bind, is_loopback, serve_http, serve_stdio
     from kenning.mcp.service import KenningService
 
     mode = "read-only" if read_only else "read-write"
@@ -87,7 +99,12 @@ def mcp(
         )
         anyio.run(serve_stdio, service)
         return
-    if not _is_loopback(host):
+    if not is_loopback(host):
+        if allow_origins:
+            raise click.UsageError(
+                "--allow-origin needs a loopback --host: off loopback, Host and Origin "
+                "headers are not checked at all."
+            )
         if not allow_remote:
             raise click.UsageError(
                 f"--host {host} would expose this home's memory to the network without "
@@ -105,7 +122,7 @@ def mcp(
     _say(f"kenning mcp: serving {home.root} ({mode})")
     service = KenningService(home, read_only=read_only, transport="http")
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn has already shut down cleanly
-        anyio.run(serve_http, service, sock)
+        anyio.run(partial(serve_http, service, sock, allow_origins=allow_origins))
 
 
 @mcp.command("config")

@@ -10,6 +10,7 @@ same time, safely. The modules, one job each:
 - :mod:`.recorder` one ``mcp`` archive session per client connection;
 - :mod:`.readonly` the read-only views behind ``--read-only``;
 - :mod:`.server` the protocol handlers and the stdio / HTTP transports;
+- :mod:`.wire` what arrives, made parseable first (invalid Unicode repaired);
 - :mod:`.hosts` ``kenning mcp config``'s snippets for each host;
 - :mod:`.client` launching a server and driving it with the SDK's client, as
   a host does (the benchmark and the tests).

@@ -41,10 +41,18 @@ def stdio_params(
     global_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
 ) -> StdioServerParameters:
-    """How a host launches ``kenning [GLOBAL_ARGS] mcp [MCP_ARGS]`` on ``home``."""
+    """How a host launches ``kenning [GLOBAL_ARGS] mcp [MCP_ARGS]`` on ``home``.
+
+    The SDK starts the server with a minimal environment (HOME, PATH, …);
+    ``PYTHONPATH`` is passed on so the server imports the same kenning as
+    this process (a source checkout, not whatever is installed).
+    """
     argv = kenning_argv(*global_args, "mcp", *mcp_args)
+    inherited = {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
     return StdioServerParameters(
-        command=argv[0], args=argv[1:], env={"KENNING_HOME": str(home), **(env or {})}
+        command=argv[0],
+        args=argv[1:],
+        env={**inherited, "KENNING_HOME": str(home), **(env or {})},
     )
 
 

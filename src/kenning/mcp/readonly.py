@@ -3,11 +3,15 @@
 The server refuses writing tool calls before any handler runs; these views
 make sure nothing *reachable* from the reading tools writes either:
 
-- :class:`ReadOnlyArchive` opens ``state.db`` with SQLite's read-only mode, so
-  any write through it (recording a session, syncing the search index,
-  storing recalls or embeddings) fails inside SQLite instead of landing. The
-  search engine treats a failed index sync as a note ("the index could not
-  be updated"), so searches still answer from the index as it is.
+- :class:`ReadOnlyArchive` opens ``state.db`` read-only in a way that creates
+  and changes no file, not even SQLite's ``-wal`` and ``-shm``
+  (``kenning.archive.db.connect_readonly``), so any write through it
+  (recording a session, syncing the search index, storing recalls or
+  embeddings) fails inside SQLite instead of landing. The search engine
+  treats a failed index sync as a note ("the index could not be updated"),
+  so searches still answer from the index as it is. Each call gets a fresh
+  connection (``settle`` after it), because how to open depends on whether
+  a writer is connected at that moment.
 - :class:`ReadOnlySkillLibrary` loads skills without counting a use (which
   would write ``.usage.json`` and could reactivate a stale skill), and its
   one write path, ``apply``, refuses.
@@ -19,7 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from kenning.archive.db import connect, fork_generation
+from kenning.archive.db import ReadOnlyConnection, connect_readonly, fork_generation
 from kenning.archive.store import Archive
 from kenning.skills.changes import Change
 from kenning.skills.errors import ErrorKind, SkillError
@@ -33,14 +37,24 @@ READ_ONLY_NEXT_STEP = (
 
 
 class ReadOnlyArchive(Archive):
-    """An archive whose connection SQLite opened read-only (raises ArchiveError if no db yet)."""
+    """An archive opened read-only, one call at a time (raises ArchiveError if no db yet)."""
+
+    _opened: ReadOnlyConnection | None = None
 
     @property
     def conn(self) -> sqlite3.Connection:
         if self._conn is None or self._generation != fork_generation():
-            self._conn = connect(self.path, readonly=True)
+            self._opened = connect_readonly(self.path)
+            self._conn = self._opened.conn
             self._generation = fork_generation()
         return self._conn
+
+    def settle(self) -> bool:
+        """Close the connection after a call; False if what it read may be torn (read again)."""
+        torn = self._conn is not None and self._opened is not None and self._opened.torn()
+        self.close()
+        self._opened = None
+        return not torn
 
 
 class ReadOnlySkillLibrary(SkillLibrary):

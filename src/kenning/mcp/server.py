@@ -16,22 +16,28 @@ Logs go to stderr only: over stdio, stdout is the protocol.
 
 from __future__ import annotations
 
+import ipaddress
 import signal
 import socket
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
 from kenning import __version__
 from kenning.mcp.recorder import Peer
-from kenning.mcp.service import KenningService
+from kenning.mcp.service import KenningService, Outcome, internal_error, render
+from kenning.mcp.wire import REPAIRED_META, WellFormedBodies, protocol_stdin
+from kenning.wellformed import repair_data
 
 SNAPSHOT_URI = "kenning://memory/snapshot"
 SKILLS_URI = "kenning://skills/index"
@@ -75,8 +81,16 @@ def build_server(service: KenningService) -> Server[Any]:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Ctx, params: types.CallToolRequestParams) -> Any:
-        peer = peer_of(ctx)
-        outcome = await anyio.to_thread.run_sync(service.call, params.name, params.arguments, peer)
+        try:
+            peer = peer_of(ctx)
+            meta: dict[str, Any] = dict(params.meta or {})
+            repaired = [str(place) for place in meta.get(REPAIRED_META) or ()]
+            outcome = await anyio.to_thread.run_sync(
+                partial(service.call, repaired=repaired), params.name, params.arguments, peer
+            )
+        except Exception as exc:  # service.call never raises; this is the net under it
+            result, _ = repair_data(internal_error(params.name, exc))
+            outcome = Outcome(result, render(result))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=outcome.text)],
             structured_content=outcome.result,
@@ -172,8 +186,9 @@ async def serve_stdio(service: KenningService) -> None:
     try:
         async with anyio.create_task_group() as group:
             group.start_soon(_stop_on_signal, group.cancel_scope, signalled)
-            async with stdio_server() as (read, write):
-                await server.run(read, write, server.create_initialization_options())
+            with protocol_stdin() as stdin:
+                async with stdio_server(stdin=stdin) as (read, write):
+                    await server.run(read, write, server.create_initialization_options())
             group.cancel_scope.cancel()  # stdin closed: the host is done with us
     finally:
         service.close("server stopped" if signalled.is_set() else "client disconnected")
@@ -201,23 +216,90 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class OriginError(ValueError):
+    """Not an origin (``scheme://host[:port]``); the message says what one looks like."""
+
+
+def origin_of(url: str) -> str:
+    """``url`` as browsers send it in ``Origin``: lowercase, no default port, no path.
+
+    The SDK compares origins as strings, so ``HTTP://LocalHost:80/`` must
+    become ``http://localhost`` to ever match.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise OriginError(f"{url!r} is not a URL ({exc})") from exc
+    if not parts.scheme or not parts.hostname or parts.username or parts.password:
+        raise OriginError(f"{url!r} is not an origin: write scheme://host[:port]")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise OriginError(
+            f"{url!r} is not an origin: an origin has no path, query or fragment "
+            "(write scheme://host[:port])"
+        )
+    scheme, name = parts.scheme.lower(), parts.hostname.lower()
+    shown = f"[{name}]" if ":" in name else name
+    if port is None or (scheme, port) in (("http", 80), ("https", 443)):
+        return f"{scheme}://{shown}"
+    return f"{scheme}://{shown}:{port}"
+
+
+def loopback_security(
+    host: str, port: int, allow_origins: Sequence[str] = ()
+) -> TransportSecuritySettings:
+    """DNS rebinding protection for a loopback server: its own names, on its own port only.
+
+    ``Host`` must name this server (a loopback name and this port), and a
+    browser's ``Origin`` must be this server's own origin or one the user
+    allowed: the SDK's default lets any page served on any local port
+    (``http://localhost:9999``) call the tools, writes included. A request
+    without ``Origin`` (not from a browser) passes, as before.
+    """
+    names = {"127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host}
+    hosts = sorted(f"{name}:{port}" for name in names)
+    if port == 80:  # browsers and HTTP clients leave the default port out
+        hosts += sorted(names)
+    own = [f"http://{value}" for value in hosts]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[*own, *(origin_of(url) for url in allow_origins)],
+    )
+
+
 async def serve_http(
     service: KenningService,
     sock: socket.socket,
     *,
+    allow_origins: Sequence[str] = (),
     announce: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
 ) -> None:
     """Serve streamable HTTP at ``/mcp`` on ``sock`` until SIGINT/SIGTERM.
 
-    On a loopback address the SDK checks Host and Origin headers (DNS
-    rebinding protection); elsewhere it cannot know the valid names.
+    On a loopback address, Host and Origin are checked (``loopback_security``);
+    elsewhere the valid names cannot be known, so nothing is checked.
     """
     import uvicorn
 
     host, port = sock.getsockname()[:2]
     server = build_server(service)
-    app = server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    security = loopback_security(host, port, allow_origins) if is_loopback(host) else None
+    app = server.streamable_http_app(
+        streamable_http_path=HTTP_PATH, host=host, transport_security=security
+    )
+    config = uvicorn.Config(
+        WellFormedBodies(app), log_level="warning", access_log=False, lifespan="on"
+    )
     shown = f"[{host}]" if ":" in host else host
     announce(f"kenning mcp: serving streamable HTTP at http://{shown}:{port}{HTTP_PATH}")
     # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for

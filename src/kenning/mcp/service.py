@@ -8,6 +8,9 @@ needs: per-client state, recording in the archive, read-only refusals, and a
 boundary no exception crosses.
 
 Invariants:
+- Arguments are well-formed Unicode before anything sees them: a lone
+  surrogate (which SQLite, git and the files cannot encode) becomes U+FFFD,
+  and the result carries a ``warning`` naming the arguments that changed.
 - ``call`` never raises. Bad arguments are checked against the tool's schema
   (the runtime's own checker) and answered with what the tool expects; a
   refusal says why and what to do next; an unexpected exception becomes an
@@ -29,12 +32,13 @@ import logging
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from kenning.archive.db import ArchiveError
 from kenning.archive.memory_get import MemoryGet
 from kenning.archive.memory_search import MemorySearch
 from kenning.archive.session_search import SessionSearch
@@ -54,6 +58,7 @@ from kenning.skills.index import build_index
 from kenning.skills.library import SkillLibrary
 from kenning.skills.tool import SkillManageTool, SkillViewTool
 from kenning.tools.schema import describe_parameters, validate
+from kenning.wellformed import repair, repair_data
 
 log = logging.getLogger(__name__)
 
@@ -176,18 +181,47 @@ class KenningService:
 
     # -- calls ---------------------------------------------------------------
 
-    def call(self, name: str, args: Mapping[str, Any] | None, peer: Peer) -> Outcome:
-        """Run one tool call for ``peer``: recorded, checked, contained. Never raises."""
-        raw = dict(args or {})
+    def call(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None,
+        peer: Peer,
+        *,
+        repaired: Sequence[str] = (),
+    ) -> Outcome:
+        """Run one tool call for ``peer``: recorded, checked, contained. Never raises.
+
+        ``repaired`` names arguments the transport already repaired (invalid
+        Unicode it had to replace so the message would parse at all).
+        """
+        try:
+            result = self._call(name, args, peer, repaired)
+        except Exception as exc:  # the recorder or the bookkeeping around the handler
+            result = internal_error(name, exc)
+        # Whatever a handler read (a file, a row) must not break the answer's JSON.
+        result, _ = repair_data(result)
+        return Outcome(result, render(result))
+
+    def _call(
+        self, name: str, args: Mapping[str, Any] | None, peer: Peer, repaired: Sequence[str]
+    ) -> Result:
+        # Lone surrogates cannot be stored, committed or even encoded: repaired
+        # here, before the recorder or any handler sees them, and said so.
+        name = repair(name)
+        raw, here = repair_data(dict(args or {}))
+        repaired = [*repaired, *here]
+        peer = Peer(repair(peer.key), _repaired(peer.client), _repaired(peer.version))
         with self._lock:
             client = self._client(peer)
             call_id = f"mcp_{secrets.token_hex(6)}"
             self.recorder.call(client.session_id, peer, call_id, name, raw)
             result = self._run(name, raw, client)
+            if repaired:
+                result = {**result, "warning": _repaired_warning(repaired)}
             tool = BY_NAME.get(name)
             read = tool is not None and not tool.writes(raw)
             self.recorder.result(client.session_id, call_id, name, result, read=read)
-        return Outcome(result, render(result))
+        return result
 
     def close(self, reason: str = "server stopped") -> None:
         """End the archive sessions (``reason`` is stored with them) and close the database."""
@@ -228,18 +262,27 @@ class KenningService:
             client.memory.begin_turn()
             client.manage.begin_turn()
         client.last_call = now
+        if not isinstance(self.archive, ReadOnlyArchive):
+            return self._handle(name, args, client)
+        result = self._handle(name, args, client)
+        if not self.archive.settle():  # a writer checkpointed under an immutable read
+            result = self._handle(name, args, client)
+            self.archive.settle()
+        return result
+
+    def _handle(self, name: str, args: Result, client: _Client) -> Result:
         try:
             return self._handlers[name](args, client)
-        except Exception as exc:
-            log.exception("MCP tool %s failed", name)
+        except ArchiveError as exc:  # says why and what to do; not a bug
             return {
                 "success": False,
-                "error": "internal",
-                "message": f"{name} failed inside Kenning ({type(exc).__name__}: {exc}). "
-                "Its effect, if any, is unknown.",
-                "next_step": "Check the current state (e.g. memory show) before retrying once; "
-                "if it fails again, carry on without it and tell the user.",
+                "error": "archive_unavailable",
+                "message": f"{name} could not read the archive: {exc}",
+                "next_step": "Tell the user what the message says. Meanwhile memory, "
+                "memory_get and the skill tools still work.",
             }
+        except Exception as exc:
+            return internal_error(name, exc)
 
     def _client(self, peer: Peer) -> _Client:
         client = self._clients.get(peer.key)
@@ -378,6 +421,31 @@ class KenningService:
         else:
             result["next_step"] = "Load one whose description fits the task with skill_view(name)."
         return result
+
+
+def internal_error(name: str, exc: BaseException) -> Result:
+    """The result for an exception no handler expected (logged with its traceback)."""
+    log.error("MCP tool %s failed", name, exc_info=exc)
+    return {
+        "success": False,
+        "error": "internal",
+        "message": f"{name} failed inside Kenning ({type(exc).__name__}: {exc}). "
+        "Its effect, if any, is unknown.",
+        "next_step": "Check the current state (e.g. memory show) before retrying once; "
+        "if it fails again, carry on without it and tell the user.",
+    }
+
+
+def _repaired(text: str | None) -> str | None:
+    return None if text is None else repair(text)
+
+
+def _repaired_warning(places: list[str]) -> str:
+    return (
+        "The arguments held invalid Unicode (lone UTF-16 surrogates, e.g. half of an emoji) "
+        f"in {', '.join(places)}; each was replaced with U+FFFD (�) "
+        "before the call ran. Send well-formed text if the exact characters matter."
+    )
 
 
 def _shown(description: str) -> str:
