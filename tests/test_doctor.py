@@ -19,6 +19,7 @@ from kenning.memory.store import Target
 from kenning.search.index import sync_fts
 from kenning.skills.model import compose_skill_md
 from kenning.testing import make_home
+from kenning.testing.procs import running_git
 
 
 def age(path: Path, seconds: float) -> None:
@@ -67,13 +68,8 @@ def root(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def live_git(root: Path) -> Iterator[subprocess.Popen[bytes]]:
-    proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=root, stdin=subprocess.PIPE)
-    try:
+    with running_git(root) as proc:
         yield proc
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=10)
 
 
 def test_a_healthy_home_is_all_ok_and_doctor_writes_nothing(root: Path) -> None:

@@ -20,6 +20,7 @@ from kenning.home import Home
 from kenning.memory.store import Target
 from kenning.memory.tool import MemoryTool
 from kenning.testing import frozen_clock, make_home
+from kenning.testing.procs import running_git
 
 
 def git(root: Path, *args: str) -> str:
@@ -48,13 +49,8 @@ def repo(tmp_path: Path) -> Home:
 @pytest.fixture
 def live_git(repo: Home) -> Iterator[subprocess.Popen[bytes]]:
     """A real git process running in the home (it waits on stdin until closed)."""
-    proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=repo.root, stdin=subprocess.PIPE)
-    try:
+    with running_git(repo.root) as proc:
         yield proc
-    finally:
-        assert proc.stdin is not None
-        proc.stdin.close()
-        proc.wait(timeout=10)
 
 
 @pytest.mark.parametrize("lock", ["index.lock", "HEAD.lock", "refs/heads/main.lock"])

@@ -1,0 +1,31 @@
+"""Real processes for tests that need one running: a git that holds a repository open."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def running_git(cwd: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """A real ``git cat-file --batch`` working in ``cwd`` until the block ends.
+
+    Yields only once the child shows as ``git`` in /proc: ``Popen`` can return
+    while the forked child still carries Python's name, just before its exec.
+    """
+    proc = subprocess.Popen(["git", "cat-file", "--batch"], cwd=cwd, stdin=subprocess.PIPE)
+    try:
+        comm = Path(f"/proc/{proc.pid}/comm")
+        deadline = time.monotonic() + 30
+        while comm.exists() and not comm.read_text().startswith("git"):
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("git cat-file did not start")
+            time.sleep(0.005)
+        yield proc
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=30)
