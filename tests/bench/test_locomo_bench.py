@@ -89,3 +89,28 @@ def test_cli_rejects_a_bad_range(tmp_path: Path) -> None:
         cli, ["bench", "locomo", "--data", str(data), "--conversations", "3"]
     )
     assert result.exit_code != 0 and "no conversation 3" in result.output
+
+
+def test_metrics_are_also_reported_without_the_adversarial_category(tmp_path: Path) -> None:
+    data = write_tiny_locomo(tmp_path / "tiny.json")
+    items = json.loads(data.read_text())
+    items[0]["qa"].append(
+        {"question": "Which beach does Rex love?", "adversarial_answer": "x",
+         "evidence": ["D1:3"], "category": 5}
+    )  # fmt: skip
+    data.write_text(json.dumps(items))
+    report = locomo.run(data, locomo.cached(FakeEmbedder(), tmp_path / "cache.sqlite"))
+    assert report["questions"] == 3 and report["by_category"]["5"]["kenning"]["n"] == 1
+    plain = report["without_adversarial"]
+    assert set(plain) == {"all", "conv1-5"}
+    assert plain["all"]["kenning"]["n"] == plain["conv1-5"]["dense"]["n"] == 2
+    assert "without category 5 (adversarial), all (n=2)" in locomo.table(report)
+
+
+def test_cli_end_to_end_on_a_tiny_file_with_the_real_embedder(tmp_path: Path) -> None:
+    data = write_tiny_locomo(tmp_path / "tiny.json")
+    args = ["bench", "locomo", "--data", str(data), "--cache", str(tmp_path / "cache.sqlite")]
+    report = json.loads(CliRunner().invoke(cli, [*args, "--json"], catch_exceptions=False).stdout)
+    assert report["questions"] == 2 and report["without_adversarial"]["all"]["kenning"]["n"] == 2
+    human = CliRunner().invoke(cli, args, catch_exceptions=False).stdout
+    assert "without category 5 (adversarial), all (n=2)" in human

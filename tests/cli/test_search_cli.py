@@ -43,3 +43,15 @@ def test_index_status_and_update_with_the_real_embedder() -> None:
     assert after["missing_vectors"] == 0 and after["missing_fts"] == 0
     hybrid = json.loads(run("search", "weather in Oslo", "--json").stdout)
     assert hybrid["mode"] == "hybrid" and hybrid["hits"]
+
+
+def test_json_hits_carry_the_session_id_and_an_iso_timestamp(tmp_path: Path) -> None:
+    keyword = ("--set", "embedding.provider=none")
+    row = {"session_id": "trip-2024", "role": "user", "content": "The ferry to Hydra leaves at 9",
+           "timestamp": "2024-05-01T09:30:00+02:00"}  # fmt: skip
+    path = tmp_path / "history.jsonl"
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    run(*keyword, "sessions", "import", "jsonl", str(path))
+    hit = json.loads(run(*keyword, "search", "ferry Hydra", "--json").stdout)["hits"][0]
+    assert hit["session_id"] == "trip-2024"
+    assert hit["timestamp"] == "2024-05-01T07:30:00+00:00"

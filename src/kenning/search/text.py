@@ -63,6 +63,12 @@ def cjk_index_text(text: str) -> str:
     return _CJK_RUN.sub(lambda m: " " + " ".join(cjk_grams(m.group(), for_index=True)) + " ", text)
 
 
+def cjk_query_text(text: str) -> str:
+    """CJK runs replaced by their space-separated bigrams: the query side of ``cjk_index_text``
+    for callers that split on whitespace (the FTS5 baseline of the benchmarks)."""
+    return _CJK_RUN.sub(lambda m: " " + " ".join(cjk_grams(m.group())) + " ", text)
+
+
 def has_cjk(text: str) -> bool:
     return _CJK_RUN.search(text) is not None
 

@@ -1,0 +1,102 @@
+"""One archive searched three ways, for the retrieval benchmarks (LoCoMo, Letta, abstention).
+
+- ``kenning``: ``SearchEngine.search`` itself, with the ranking the caller gives it;
+- ``fts5_porter_or``: plain FTS5 porter over ``speaker: text``, OR of quoted
+  whitespace tokens (the textbook baseline, see shared/data/locomo/NOTICE.md);
+  Chinese and other CJK runs are split into the bigrams the index holds on
+  both sides, so the baseline is not blind to them (text without CJK, such as
+  LoCoMo's and Letta's, is unchanged);
+- ``dense``: the embedder alone (cosine over the engine's stored vectors).
+
+All three see the same messages; vectors come from the engine's own index,
+so the dense baseline scores exactly what hybrid search fuses.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from kenning.archive.store import Archive
+from kenning.embed.base import Embedder
+from kenning.search import index
+from kenning.search.ann import select_top
+from kenning.search.engine import SearchEngine
+from kenning.search.text import baseline_fts_query, cjk_index_text, cjk_query_text, doc_text
+
+DEPTH = 50
+SYSTEMS = ("fts5_porter_or", "dense", "kenning")
+Progress = Callable[[int], None]
+
+
+class Corpus:
+    """An archive, its engine and the two baselines' indexes; ``prepare`` once it is filled."""
+
+    def __init__(self, archive: Archive, engine: SearchEngine, embedder: Embedder) -> None:
+        self.archive = archive
+        self.engine = engine
+        self.embedder = embedder
+        self.fts = sqlite3.connect(":memory:")
+        self.session_of: dict[int, str] = {}
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.vectors = np.zeros((0, embedder.identity.dims), dtype=np.float32)
+
+    def pending_passages(self) -> list[str]:
+        """What indexing will embed (to warm a cache in one batch across many corpora)."""
+        return index.pending_passages(self.archive.conn)
+
+    def prepare(self, progress: Progress | None = None, *, batch: int = 128) -> None:
+        self.engine.index_pending(progress=progress, batch=batch)
+        rows = self.archive.conn.execute(
+            "SELECT id, session_id, role, speaker, content FROM messages ORDER BY id"
+        ).fetchall()
+        self.session_of = {int(r[0]): str(r[1]) for r in rows}
+        self.fts.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61')")
+        self.fts.executemany(
+            "INSERT INTO f (rowid, body) VALUES (?, ?)",
+            [(r[0], cjk_index_text(doc_text(r[3], r[2], r[4]))) for r in rows],
+        )
+        vec_rows = self.archive.conn.execute(
+            "SELECT message_id, v FROM message_vectors ORDER BY message_id"
+        ).fetchall()
+        self.ids = np.array([r[0] for r in vec_rows], dtype=np.int64)
+        self.vectors = np.frombuffer(b"".join(r[1] for r in vec_rows), dtype=np.float32).reshape(
+            len(vec_rows), -1
+        )
+
+    def rank(self, system: str, text: str) -> list[int]:
+        """Message ids, best first, as ``system`` (one of ``SYSTEMS``) ranks them."""
+        ranker: Callable[[str], list[int]] = getattr(self, system)
+        return ranker(text)
+
+    def fts5_porter_or(self, text: str) -> list[int]:
+        match = baseline_fts_query(cjk_query_text(text))
+        if not match:
+            return []
+        sql = "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?"
+        return [int(r[0]) for r in self.fts.execute(sql, (match, DEPTH))]
+
+    def dense(self, text: str) -> list[int]:
+        cos = self.vectors @ self.embedder.embed_query(text)
+        return [int(self.ids[i]) for i in select_top(cos.astype(np.float64), DEPTH)]
+
+    def best_cosine(self, text: str) -> float:
+        """The query's highest cosine over all stored vectors (what the abstention floor sees)."""
+        if not len(self.vectors):
+            return 0.0
+        return float(np.max(self.vectors @ self.embedder.embed_query(text)))
+
+    def kenning(self, text: str) -> list[int]:
+        result = self.engine.search(text, kinds=("message",), limit=DEPTH)
+        return [h.id for h in result.hits]
+
+    def close(self) -> None:
+        self.fts.close()
+        self.archive.close()
+
+
+def first_rank(ranking: Sequence[int], wanted: set[int] | frozenset[int]) -> int | None:
+    """0-based position of the first wanted id in ``ranking``, None when absent."""
+    return next((r for r, i in enumerate(ranking) if i in wanted), None)
