@@ -12,19 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from kenning import clock, doctor
+from kenning import doctor
 from kenning.archive.store import Archive, Message
 from kenning.doctor import Check, Report
 from kenning.memory.store import Target
 from kenning.search.index import sync_fts
 from kenning.skills.model import compose_skill_md
 from kenning.testing import make_home
+from kenning.testing.files import touch
 from kenning.testing.procs import running_git
 
 
 def age(path: Path, seconds: float) -> None:
-    when = clock.system_timestamp() - seconds  # mtimes are system time
-    os.utime(path, (when, when), follow_symlinks=False)
+    """Make ``path`` look as if it was last written ``seconds`` ago."""
+    touch(path, age_s=seconds)
 
 
 def check(report: Report, name: str) -> Check:
@@ -89,7 +90,7 @@ def test_a_missing_home_says_how_to_create_it_and_stays_missing(tmp_path: Path) 
 
 def test_stale_git_locks_fail_and_fix_removes_them(root: Path) -> None:
     for name in ("index.lock", "HEAD.lock"):
-        (root / ".git" / name).touch()
+        touch(root / ".git" / name)
         age(root / ".git" / name, 300)
     locks = check(run(root), "git-locks")
     assert locks.status == "fail" and locks.fixable and "doctor --fix" in locks.fix
@@ -100,7 +101,7 @@ def test_stale_git_locks_fail_and_fix_removes_them(root: Path) -> None:
 
 def test_a_fresh_git_lock_only_warns_and_fix_leaves_it(root: Path) -> None:
     lock = root / ".git" / "index.lock"
-    lock.touch()
+    touch(lock)
     found = check(run(root), "git-locks")
     assert found.status == "warn" and "let that git finish" in found.fix
     doctor.repair(root)
@@ -111,7 +112,7 @@ def test_a_git_lock_of_a_running_git_is_never_removed(
     root: Path, live_git: subprocess.Popen[bytes]
 ) -> None:
     lock = root / ".git" / "index.lock"
-    lock.touch()
+    touch(lock)
     age(lock, 7200)
     found = check(run(root), "git-locks")
     assert found.status == "warn" and f"pid {live_git.pid}" in " ".join(found.details)
@@ -127,7 +128,7 @@ def test_hand_edits_are_reported_but_are_not_a_problem(root: Path) -> None:
 
 
 def test_writes_history_missed_are_listed(root: Path) -> None:
-    (root / ".git" / "index.lock").touch()
+    touch(root / ".git" / "index.lock")
     home = make_home(root)
     assert home.memory.add(Target.MEMORY, "while git was locked").history_problem
     missed = check(run(root), "missed-writes")
@@ -137,7 +138,7 @@ def test_writes_history_missed_are_listed(root: Path) -> None:
 
 def test_fix_records_the_writes_history_missed_once_git_is_free(root: Path) -> None:
     lock = root / ".git" / "index.lock"
-    lock.touch()
+    touch(lock)
     home = make_home(root)
     assert home.memory.add(Target.MEMORY, "while git was locked").history_problem
     age(lock, 120)
@@ -322,6 +323,7 @@ def test_old_temp_files_warn_and_fix_removes_them_young_ones_stay(root: Path) ->
     old.write_text("half")
     young.write_text("half")
     age(old, 600)
+    age(young, 0)
     found = check(run(root), "temp-files")
     assert found.status == "warn" and found.fixable and "(1 now)" in found.fix
     doctor.repair(root)

@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from kenning import clock, gitlocks
+from kenning import gitlocks
 from kenning.home import Home
 from kenning.memory.store import Target
 from kenning.memory.tool import MemoryTool
 from kenning.testing import frozen_clock, make_home
+from kenning.testing.files import touch
 from kenning.testing.procs import running_git
 
 
@@ -35,8 +36,7 @@ def subjects(root: Path) -> list[str]:
 
 def age(path: Path, seconds: float) -> None:
     """Make ``path`` look as if it was last written ``seconds`` ago."""
-    when = clock.system_timestamp() - seconds  # mtimes are system time
-    os.utime(path, (when, when))
+    touch(path, age_s=seconds)
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_a_stale_lock_is_removed_and_the_commit_retried(
     repo: Home, lock: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     stale = repo.root / ".git" / lock
-    stale.touch()
+    touch(stale)
     age(stale, 120)
     with caplog.at_level(logging.WARNING, logger="kenning.history"):
         result = repo.memory.add(Target.MEMORY, "after the crash")
@@ -74,7 +74,7 @@ def test_a_fresh_lock_is_left_alone_and_every_write_says_why(
     repo: Home, caplog: pytest.LogCaptureFixture
 ) -> None:
     fresh = repo.root / ".git" / "index.lock"
-    fresh.touch()  # as a git that has just started would have it
+    touch(fresh)  # as a git that has just started would have it
     with caplog.at_level(logging.WARNING, logger="kenning.history"):
         first = repo.memory.add(Target.MEMORY, "one")
         second = repo.memory.add(Target.MEMORY, "two")
@@ -103,7 +103,7 @@ def test_a_lock_held_by_a_running_git_is_never_removed_however_old(
     repo: Home, live_git: subprocess.Popen[bytes]
 ) -> None:
     held = repo.root / ".git" / "index.lock"
-    held.touch()
+    touch(held)
     age(held, 7200)
     [found] = gitlocks.inspect(repo.root)
     assert found.holders == (live_git.pid,) and not found.stale
@@ -119,7 +119,7 @@ def test_without_proc_only_a_very_old_lock_counts_as_stale(
 ) -> None:
     monkeypatch.setattr(gitlocks, "_PROC", repo.root / "no-proc-here")
     lock = repo.root / ".git" / "index.lock"
-    lock.touch()
+    touch(lock)
     age(lock, 600)
     [found] = gitlocks.inspect(repo.root)
     assert not found.checked and not found.stale
@@ -128,7 +128,7 @@ def test_without_proc_only_a_very_old_lock_counts_as_stale(
 
 
 def test_memory_tool_result_says_the_write_is_not_in_history(repo: Home) -> None:
-    (repo.root / ".git" / "index.lock").touch()
+    touch(repo.root / ".git" / "index.lock")
     result = MemoryTool(repo.memory)({"action": "add", "target": "memory", "content": "fact"})
     assert result["success"] is True and result["done"] is True
     assert "not recorded in history" in result["message"]
@@ -148,7 +148,7 @@ def test_cli_warns_on_stderr_on_every_write(_hermetic_home: Path) -> None:
         )
 
     assert kenning("home", "init").returncode == 0
-    (_hermetic_home / ".git" / "index.lock").touch()
+    touch(_hermetic_home / ".git" / "index.lock")
     for entry in ("x", "y"):
         done = kenning("memory", "add", entry)
         assert done.returncode == 0, done.stderr  # the write itself stands
@@ -160,7 +160,7 @@ def test_a_lock_age_is_measured_on_the_system_clock_not_kenning_s(repo: Home) ->
     # Kenning's clock may be frozen or moved (tests, KENNING_NOW); file mtimes are
     # not, so a fresh lock must stay fresh whatever date Kenning thinks it is.
     fresh = repo.root / ".git" / "index.lock"
-    fresh.touch()
+    touch(fresh)
     with frozen_clock("2100-01-01T00:00:00Z"):
         (found,) = gitlocks.inspect(repo.root)
         assert found.age_s < 60

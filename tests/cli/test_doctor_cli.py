@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from kenning import clock
 from kenning.cli import cli
+from kenning.testing.files import touch
 
 
 def run(*args: str) -> click.testing.Result:
@@ -25,7 +26,7 @@ def init() -> None:
 
 def stale_lock(home: Path) -> Path:
     lock = home / ".git" / "index.lock"
-    lock.touch()
+    touch(lock)
     when = clock.timestamp() - 300
     os.utime(lock, (when, when))
     return lock
@@ -73,7 +74,7 @@ def test_a_stale_git_lock_fails_until_fix_removes_it(_hermetic_home: Path) -> No
 
 def test_warnings_alone_exit_zero(_hermetic_home: Path) -> None:
     init()
-    (_hermetic_home / ".git" / "index.lock").touch()  # fresh: maybe a git at work
+    touch(_hermetic_home / ".git" / "index.lock")  # fresh: maybe a git at work
     done = run("doctor")
     assert done.exit_code == 0 and "warn  git-locks" in done.output
     data = json.loads(run("doctor", "--json").output)

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from tests.skills.conftest import skill_md, subjects
 
-from kenning import clock
 from kenning.home import Home
 from kenning.skills import leftovers
 from kenning.skills import lint as lint_mod
 from kenning.skills.library import SkillLibrary
+from kenning.testing.files import touch
 
 # Kill the CLI with SIGKILL at the moment it renames anything into skills/demo:
 # the last step of an atomic write or of a staged create, whichever is used.
@@ -43,8 +43,8 @@ def kenning(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def age(path: Path, seconds: float) -> None:
-    when = clock.timestamp() - seconds
-    os.utime(path, (when, when))
+    """Make ``path`` look as if it was last written ``seconds`` ago."""
+    touch(path, age_s=seconds)
 
 
 def test_a_create_killed_mid_write_leaves_no_half_made_skill(_hermetic_home: Path) -> None:
@@ -108,6 +108,7 @@ def test_staging_folders_are_swept_by_the_next_write_once_old(
         staging.mkdir()
         (staging / "SKILL.md").write_text("partial")
     age(old, 3600)
+    age(young, 0)
     library.create("second", skill_md("second"))
     assert not old.exists()
     assert young.exists()  # may belong to a write that does not take the library lock
@@ -121,6 +122,7 @@ def test_young_temps_of_other_files_stay_and_old_ones_go(library: SkillLibrary, 
     young.write_text("x")
     old.write_text("y")
     age(old, 600)
+    age(young, 0)
     library.patch("demo", "first thing", "first step")
     assert young.exists() and not old.exists()
     [left] = lint_mod.leftovers(library)
