@@ -225,8 +225,13 @@ def test_memory_chunks_are_searched_with_messages(
 
 
 def test_mmr_spreads_near_duplicates(archive: Archive) -> None:
+    # Three identical statements (identical vectors: one voice, so no reply context),
+    # and two other matches, so a diverse pick is not also the pool's floor.
     add_session(archive, [("Ada", "kiwi kiwi kiwi smoothie recipe")] * 3)
-    add_session(archive, [("Ada", "kiwi farm visit")])
+    add_session(archive, [("Ada", "kiwi kiwi farm visit")])
+    add_session(
+        archive, [("Bo", "we talked about a kiwi once, among many other things like trains")]
+    )
     plain = SearchEngine(archive, FakeEmbedder(), params=RankParams(recency_weight=0.0))
     diverse = SearchEngine(
         archive, FakeEmbedder(), params=RankParams(recency_weight=0.0, mmr_lambda=0.3)
@@ -312,3 +317,46 @@ def test_term_counts_follow_index_changes(archive: Archive, engine: SearchEngine
     add_session(archive, [("ann", "zebra crossing")])
     engine.search("zebra filler")
     assert engine._term_docs.get("zebra") == 1
+
+
+def test_a_reply_is_embedded_with_what_it_answers_a_statement_alone(archive: Archive) -> None:
+    from kenning.search import index
+
+    sid = archive.start_session("cli")
+    for role, text in [
+        ("user", "Where is the staging database?"),
+        ("assistant", "On db-7, port 5433."),
+        ("user", "Thanks."),
+        ("user", "Also: deploys freeze on Fridays."),
+    ]:
+        archive.append(sid, Message(role, text))  # type: ignore[arg-type]
+    passages = index.pending_passages(archive.conn)
+    assert passages == [
+        "user: Where is the staging database?",
+        "user: Where is the staging database?\nassistant: On db-7, port 5433.",
+        "assistant: On db-7, port 5433.\nuser: Thanks.",
+        "user: Also: deploys freeze on Fridays.",  # same voice as before it: a statement of its own
+    ]
+
+
+def test_vectors_of_an_older_passage_recipe_are_re_embedded_without_a_command(
+    archive: Archive,
+) -> None:
+    import json
+
+    from kenning.search import index
+
+    add_session(archive, [("Ada", "the vpn config changed"), ("Bo", "when?")])
+    fake = FakeEmbedder()
+    engine = SearchEngine(archive, fake)
+    engine.index_pending()
+    stored = json.loads(index.state_get(archive.conn, "identity") or "{}")
+    stored["passage"] = "prev+current v1"
+    with index.write_txn(archive.conn):
+        index.state_set(archive.conn, "identity", json.dumps(stored))
+    assert index.check_identity(archive.conn, fake) is None  # same model: no rebuild asked for
+    report = SearchEngine(archive, fake).index_pending()
+    assert report.messages_embedded == 2
+    assert json.loads(index.state_get(archive.conn, "identity") or "{}")["passage"] == (
+        index.PASSAGE_RECIPE
+    )

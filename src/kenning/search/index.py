@@ -27,7 +27,9 @@ import numpy as np
 from kenning.embed.base import Embedder, Progress
 from kenning.search.text import cjk_index_text, doc_text, passage_text
 
-PASSAGE_RECIPE = "prev+current v1"
+# What a message is embedded as (see ``_docs``): the message it replies to, then
+# itself. Bumping this re-embeds every archive lazily (``claim_identity``).
+PASSAGE_RECIPE = "reply-context v2"
 TOOL_CALLS_CHARS = 500  # what an assistant's tool calls add to its searchable text
 
 
@@ -79,11 +81,19 @@ def stored_identity(conn: sqlite3.Connection) -> IndexIdentity | None:
     return IndexIdentity(**json.loads(raw)) if raw else None
 
 
+def _recipe_changed(stored: IndexIdentity | None, current: IndexIdentity) -> bool:
+    return (
+        stored is not None
+        and (stored.embedder, stored.dims) == (current.embedder, current.dims)
+        and stored.passage != current.passage
+    )
+
+
 def check_identity(conn: sqlite3.Connection, embedder: Embedder) -> str | None:
     """None when ``embedder`` may use (and add to) the stored vectors, else why not."""
     stored = stored_identity(conn)
     current = IndexIdentity.of(embedder)
-    if stored is None or stored == current:
+    if stored is None or stored == current or _recipe_changed(stored, current):
         return None
     return (
         f"the stored vectors were built with {stored.describe()}, but the configured "
@@ -92,7 +102,14 @@ def check_identity(conn: sqlite3.Connection, embedder: Embedder) -> str | None:
 
 
 def claim_identity(conn: sqlite3.Connection, embedder: Embedder) -> None:
-    """Record ``embedder`` as the vectors' identity, or raise if another one owns them."""
+    """Record ``embedder`` as the vectors' identity, or raise if another one owns them.
+
+    Vectors of the same model made with an older passage recipe are dropped and
+    every message is queued again: an upgrade re-embeds as it goes, no command needed.
+    """
+    if _recipe_changed(stored_identity(conn), IndexIdentity.of(embedder)):
+        reset_vectors(conn, embedder)
+        return
     problem = check_identity(conn, embedder)
     if problem:
         raise IndexIdentityError(problem)
@@ -142,8 +159,19 @@ def _content(content: str, tool_calls: str | None) -> str:
 
 
 def _docs(row: sqlite3.Row) -> tuple[str, str | None]:
+    """(the message's document, the document of the message it replies to, if any).
+
+    A message is a reply when the one before it has another voice (another
+    speaker, or another role): "Yes! It was amazing" needs the question it
+    answers. Consecutive messages in one voice are separate statements — a
+    list of facts, a user correcting themselves — and each is embedded alone,
+    so one never borrows the other's meaning (measured on Letta's fact sets,
+    where "prev+current" put the fact *after* the answer first).
+    """
     body = doc_text(row["speaker"], row["role"], _content(row["content"], row["tool_calls"]))
     if row["p_role"] is None:
+        return body, None
+    if (row["p_speaker"] or row["p_role"]) == (row["speaker"] or row["role"]):
         return body, None
     prev = doc_text(
         row["p_speaker"], row["p_role"], _content(row["p_content"], row["p_tool_calls"])

@@ -80,10 +80,11 @@ def doc_text(speaker: str | None, role: str, content: str, *, cap: int = MAX_IND
 
 
 def passage_text(current: str, previous: str | None) -> str:
-    """Recipe "prev+current v1": the previous message on its own line before this one.
+    """The message it replies to (if any) on its own line, then this one.
 
     Short replies ("Yes! It was amazing") carry answers but none of the
-    question's words; their context does (+.10 dense R@10).
+    question's words; their context does (+.10 dense R@10 on LoCoMo). Which
+    message counts as replied to is decided by ``search.index._docs``.
     """
     cur = current[:MAX_PASSAGE_CHARS]
     if previous is None:
