@@ -101,6 +101,17 @@ class SessionSearch:
 
     def _search(self, query: str, limit: int, filters: SearchFilters) -> dict[str, Any]:
         result = self.engine().search(query, kinds=("message",), limit=60, filters=filters)
+        by_id = {hit.id: hit for hit in result.hits}
+        # A stale statement stays findable, but says what replaced it and when.
+        newer = {
+            hit.id: {
+                "message_id": later.id,
+                "session_id": later.session_id,
+                "time": _when(later.created_at),
+            }
+            for hit in result.hits
+            if hit.superseded_by is not None and (later := by_id.get(hit.superseded_by))
+        }
         groups: dict[str, list[Any]] = {}
         for hit in result.hits:
             assert hit.session_id is not None
@@ -124,6 +135,7 @@ class SessionSearch:
                     "score": round(best[0].score, 3),
                     "messages": [
                         _message_view(m, matched=m.id in matched)
+                        | ({"superseded_by": newer[m.id]} if m.id in newer else {})
                         for m in sorted(shown.values(), key=lambda m: (m.session_id, m.seq))
                     ],
                 }
@@ -136,6 +148,11 @@ class SessionSearch:
         }
         if result.notes:
             response["notes"] = result.notes
+        if newer:
+            response["superseded"] = (
+                "Messages marked superseded_by were restated differently later; the later "
+                "message is the current one unless the user asks about the past."
+            )
         if not sessions:
             response["message"] = "Nothing in past sessions matches."
             response["next_step"] = "Try other words (names, file paths, error text) or browse."

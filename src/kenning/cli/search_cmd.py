@@ -49,6 +49,8 @@ def search(
         else:
             where = f"{hit.path}:{hit.line_start}-{hit.line_end}"
             text = hit.text or ""
+        if hit.superseded_by is not None:
+            where += f"  (superseded by message {hit.superseded_by}, said later)"
         click.echo(f"{number:>2}. [{hit.score:.3f}] {where}")
         click.echo(f"    {' '.join(text.split())[:200]}")
     click.echo(f"({result.mode} search)", err=True)

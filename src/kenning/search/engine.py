@@ -25,7 +25,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
-from kenning.search import ann, fusion, index, lexical, recalls
+from kenning.search import ann, fusion, index, lexical, recalls, supersede
 from kenning.search import chunks as chunks_mod
 from kenning.search.meta import MessageMeta
 from kenning.search.models import (
@@ -249,18 +249,29 @@ class SearchEngine:
         hi = float(pooled[0]) if len(pooled) else 0.0
         lo = float(pooled[min(self.params.dense_pool, len(pooled)) - 1]) if len(pooled) else 0.0
         scored: list[tuple[float, Kind, int]] = []
+        facts: dict[int, tuple[float, float]] = {}
         if "message" in sides:
-            scored += self._score_messages(sides["message"], hi, lo, qvec, scope)
+            scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts)
         if "chunk" in sides:
             scored += self._score_chunks(sides["chunk"], hi, lo)
         # Score 0 means no word matched and the cosine is at or below the
         # dense pool's floor: nothing but noise, so it is not a hit.
         scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
+        scored, later = supersede.rerank(
+            self.conn, self._messages if self.embedder else None, query, scored, facts, self.params
+        )
         if scored:
             cut = scored[0][0] * self.params.relative_floor
             scored = [t for t in scored if t[0] >= cut]
         scored = self._diversify(scored, limit)
         hits = recalls.load_hits(self.conn, scored[: max(0, limit)])
+        shown = {h.id for h in hits if h.kind == "message"}
+        hits = [
+            replace(h, superseded_by=later[h.id])
+            if h.kind == "message" and later.get(h.id) in shown
+            else h
+            for h in hits
+        ]
         return self._finish(query, hits, mode, notes, scope)
 
     def _n_docs(self) -> int:
@@ -393,8 +404,15 @@ class SearchEngine:
         return _Side(lex, pool, np.array(list(pool.values())))
 
     def _score_messages(
-        self, side: _Side, hi: float, lo: float, qvec: np.ndarray | None, scope: SearchFilters
+        self,
+        side: _Side,
+        hi: float,
+        lo: float,
+        qvec: np.ndarray | None,
+        scope: SearchFilters,
+        facts: dict[int, tuple[float, float]],
     ) -> list[tuple[float, Kind, int]]:
+        """Message scores; fills ``facts`` (id -> created_at, query cosine) for supersession."""
         cand = sorted(set(side.lex) | set(side.cos))
         if not cand:
             return []
@@ -426,7 +444,9 @@ class SearchEngine:
         score = score / self.params.message_scale
         automated = np.fromiter((r[2] in fusion.AUTOMATED_SOURCES for r in rows), bool, n)
         score = np.where(automated, score * self.params.automated_penalty, score)
-        age = (self.clock() - np.fromiter((r[1] for r in rows), np.float64, n)) / DAY
+        stamps = np.fromiter((r[1] for r in rows), np.float64, n)
+        facts.update(zip(id_list, zip(stamps.tolist(), cos.tolist(), strict=True), strict=True))
+        age = (self.clock() - stamps) / DAY
         score = score * fusion.recency_factor(age, self.params, np.ones(n, dtype=bool))
         return list(zip(score.tolist(), itertools.repeat("message"), id_list, strict=False))
 

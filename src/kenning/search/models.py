@@ -94,6 +94,8 @@ class SearchHit:
     created_at: float | None = None
     content: str | None = None
     source: str | None = None
+    # a later message among the hits that says nearly the same (see fusion.supersede)
+    superseded_by: int | None = None
     # chunks
     path: str | None = None
     line_start: int | None = None

@@ -1,0 +1,190 @@
+"""Newer wins: a later message that says nearly the same outranks the earlier one."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kenning.archive.store import Archive, Message
+from kenning.search import supersede as sup
+from kenning.search.engine import SearchEngine
+from kenning.search.fusion import RankParams
+from kenning.testing import FakeEmbedder
+
+DAY = 86_400.0
+
+
+def _unit(*rows: list[float]) -> np.ndarray:
+    m = np.array(rows, dtype=np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_a_correction_is_lifted_just_above_what_it_supersedes() -> None:
+    score = np.array([1.0, 0.9, 0.5])
+    created = np.array([0.0, 7200.0, 3600.0])  # the best hit is the oldest
+    vectors = _unit([1, 0.05, 0], [0, 0, 1], [1, 0, 0.05])  # items 0 and 2 say the same
+    new, newer = sup.supersede(score, score, created, vectors, RankParams(supersede_margin=0.6))
+    assert new[2] > new[0] == 1.0 and new[1] == 0.9  # the unrelated hit keeps its score
+    assert new[2] - new[0] < 1e-9  # just above, not inflated past others
+    assert newer.tolist() == [2, -1, -1]  # item 0 is superseded by item 2
+
+
+def test_a_chain_of_corrections_puts_the_newest_on_top() -> None:
+    score = np.array([1.0, 0.95, 0.9])
+    created = np.array([0.0, 3600.0, 7200.0])
+    vectors = _unit([1, 0.02], [1, 0.03], [1, 0.01])
+    relevance = np.array([0.9, 0.89, 0.88])  # cosines to the query: equally good answers
+    new, newer = sup.supersede(score, relevance, created, vectors, RankParams())
+    assert np.argsort(-new).tolist() == [2, 1, 0]
+    assert newer.tolist() == [2, 2, -1]
+
+
+def test_a_weaker_answer_or_a_different_statement_does_not_supersede() -> None:
+    created = np.array([0.0, 3600.0])
+    same = _unit([1, 0.05], [1, 0])
+    far = _unit([1, 0], [0.5, 1])
+    weak = np.array([1.0, 0.5])  # far less relevant to the query: not an equal answer
+    new, newer = sup.supersede(weak, weak, created, same, RankParams())
+    assert new.tolist() == [1.0, 0.5] and newer.tolist() == [-1, -1]
+    close = np.array([1.0, 0.95])
+    assert sup.supersede(close, close, created, far, RankParams())[1].tolist() == [-1, -1]
+    off = RankParams(supersede_cos=1.0)
+    assert sup.supersede(close, close, created, same, off)[1].tolist() == [-1, -1]
+
+
+def test_an_older_message_never_supersedes_a_newer_one() -> None:
+    score = np.array([1.0, 0.95])
+    created = np.array([3600.0, 0.0])  # the better hit is already the newer one
+    vectors = _unit([1, 0.05], [1, 0])
+    new, newer = sup.supersede(score, score, created, vectors, RankParams())
+    assert new.tolist() == [1.0, 0.95] and newer.tolist() == [-1, 0]
+
+
+def test_messages_without_vectors_never_match() -> None:
+    vectors = np.zeros((2, 3), dtype=np.float32)
+    score = np.array([1.0, 0.99])
+    _, newer = sup.supersede(score, score, np.array([0.0, 3600.0]), vectors, RankParams())
+    assert newer.tolist() == [-1, -1]
+
+
+def test_statements_made_together_are_a_burst_not_corrections() -> None:
+    vectors = _unit([1, 0.05], [1, 0])
+    score = np.array([1.0, 0.95])
+    together = np.array([0.0, 5.0])  # a list of facts typed in one go
+    assert sup.supersede(score, score, together, vectors, RankParams())[1].tolist() == [
+        -1,
+        -1,
+    ]
+    apart = np.array([0.0, 3600.0])
+    assert sup.supersede(score, score, apart, vectors, RankParams())[1].tolist() == [1, -1]
+
+
+def _engine(archive: Archive, now: float) -> SearchEngine:
+    return SearchEngine(archive, FakeEmbedder(), params=RankParams(), clock=lambda: now)
+
+
+def test_a_correction_outranks_the_fact_it_corrects_in_the_same_session(archive: Archive) -> None:
+    t0 = 1_700_000_000.0
+    sid = archive.start_session("cli", started_at=t0)
+    old = archive.append(
+        sid,
+        Message(
+            "user",
+            "The staging database for the billing service runs on port 5432 on db-7.",
+            created_at=t0,
+        ),
+    )
+    archive.append(sid, Message("user", "Deploys freeze on Fridays.", created_at=t0 + 1))
+    new = archive.append(
+        sid,
+        Message(
+            "user",
+            "The staging database for the billing service runs on port 5433 on db-7.",
+            created_at=t0 + DAY,
+        ),
+    )
+    hits = _engine(archive, t0 + 2 * DAY).search(
+        "which port does the staging database use", kinds=("message",)
+    )
+    ids = [h.id for h in hits.hits]
+    assert ids.index(new.id) < ids.index(old.id)
+    stale = next(h for h in hits.hits if h.id == old.id)
+    assert stale.superseded_by == new.id  # still findable, and says what replaced it
+    assert stale.to_dict()["superseded_by"] == new.id
+    assert next(h for h in hits.hits if h.id == new.id).superseded_by is None
+
+
+def test_a_year_old_fact_and_its_correction_in_another_session(archive: Archive) -> None:
+    t0 = 1_700_000_000.0
+    first = archive.start_session("cli", started_at=t0)
+    old = archive.append(
+        first,
+        Message("user", "My favourite editor for Python work on the laptop is vim.", created_at=t0),
+    )
+    later = archive.start_session("cli", started_at=t0 + 365 * DAY)
+    new = archive.append(
+        later,
+        Message(
+            "user",
+            "My favourite editor for Python work on the laptop is helix.",
+            created_at=t0 + 365 * DAY,
+        ),
+    )
+    hits = _engine(archive, t0 + 366 * DAY).search("favourite editor", kinds=("message",))
+    assert [h.id for h in hits.hits][:2] == [new.id, old.id]
+
+
+def test_unrelated_older_hits_keep_their_place(archive: Archive) -> None:
+    t0 = 1_700_000_000.0
+    sid = archive.start_session("cli", started_at=t0)
+    best = archive.append(sid, Message("user", "The kiwi smoothie needs two kiwis.", created_at=t0))
+    archive.append(sid, Message("user", "We visited a kiwi farm in spring.", created_at=t0 + DAY))
+    hits = _engine(archive, t0 + 2 * DAY).search("kiwi smoothie", kinds=("message",))
+    assert hits.hits[0].id == best.id and all(h.superseded_by is None for h in hits.hits)
+
+
+def test_a_reply_on_the_same_topic_is_not_the_same_statement() -> None:
+    params = RankParams()
+
+    def terms(text: str) -> frozenset[str]:
+        from kenning.search.text import query_terms
+
+        return frozenset(query_terms(text))
+
+    query = terms("Which port does the staging database use?")
+    fact = terms("The staging database runs on port 5432.")
+    correction = terms("The staging database now runs on port 5433.")
+    chit_chat = terms("Wow, that sounds like a great setup, congrats!")
+    assert sup.same_statement(fact, correction, query, params)
+    assert not sup.same_statement(fact, chit_chat, query, params)
+    # a rewording that drops the words the question asked about is another statement
+    assert not sup.same_statement(fact, terms("The staging box moved."), query, params)
+
+
+def test_session_search_marks_the_superseded_message(archive: Archive) -> None:
+    from kenning.archive.session_search import SessionSearch
+
+    t0 = 1_700_000_000.0
+    sid = archive.start_session("cli", started_at=t0)
+    old = archive.append(
+        sid,
+        Message(
+            "user", "The staging database for billing runs on port 5432 on db-7.", created_at=t0
+        ),
+    )
+    later = archive.start_session("cli", started_at=t0 + DAY)
+    new = archive.append(
+        later,
+        Message(
+            "user",
+            "The staging database for billing runs on port 5433 on db-7.",
+            created_at=t0 + DAY,
+        ),
+    )
+    engine = _engine(archive, t0 + 2 * DAY)
+    tool = SessionSearch(archive, lambda: engine)
+    found = tool({"query": "staging database port"})
+    views = {m["message_id"]: m for s in found["sessions"] for m in s["messages"]}
+    assert views[old.id]["superseded_by"]["message_id"] == new.id
+    assert "superseded_by" not in views[new.id]
+    assert "later message is the current one" in found["superseded"]
+    assert found["sessions"][0]["session_id"] == later
