@@ -70,7 +70,6 @@ class RankParams:
     supersede_gap_s: float = 600.0
     supersede_jaccard: float = 0.3
     supersede_cover: float = 0.5
-    supersede_gap_s: float = 600.0
 
     @property
     def message_scale(self) -> float:
