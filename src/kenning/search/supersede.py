@@ -47,11 +47,14 @@ def rerank(
     pos = vectors.positions(ids)
     rows = np.zeros((len(top), vectors.matrix.shape[1]), dtype=np.float32)
     rows[pos >= 0] = vectors.matrix[pos[pos >= 0]]
-    terms = _terms(conn, ids.tolist())
     asked = frozenset(query_terms(query))
+    terms: dict[int, frozenset[str]] = {}  # read only for pairs that pass the vector tests
 
     def words(i: int, j: int) -> bool:
-        return same_statement(terms[i], terms[j], asked, params)
+        missing = [int(ids[k]) for k in (i, j) if int(ids[k]) not in terms]
+        if missing:
+            terms.update(_terms(conn, missing))
+        return same_statement(terms[int(ids[i])], terms[int(ids[j])], asked, params)
 
     new, newer = supersede(
         np.array([scored[j][0] for j in top]),
@@ -68,14 +71,14 @@ def rerank(
     return sorted(out, key=lambda t: -t[0]), later
 
 
-def _terms(conn: sqlite3.Connection, ids: list[int]) -> list[frozenset[str]]:
+def _terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, frozenset[str]]:
     found = dict(
         conn.execute(
             "SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(ids),),
         ).fetchall()
     )
-    return [frozenset(query_terms(str(found.get(i, "")))) for i in ids]
+    return {i: frozenset(query_terms(str(found.get(i, "")))) for i in ids}
 
 
 def same_statement(
@@ -111,15 +114,16 @@ def supersede(
     out, newer = score.copy(), np.full(len(score), -1, dtype=np.int64)
     if n < 1 or m < 2 or params.supersede_cos >= 1.0:
         return out, newer
-    sim = vectors[:n] @ vectors[:m].T  # [older candidate, newer candidate]
-    for j in sorted(range(m), key=lambda k: created[k]):
-        for i in range(n):
-            if (
-                created[j] - created[i] >= params.supersede_gap_s
-                and sim[i, j] >= params.supersede_cos
-                and relevance[j] >= relevance[i] - params.supersede_margin
-                and words(i, j)
-            ):
-                out[j] = max(out[j], np.nextafter(out[i], np.inf))
-                newer[i] = j
+    c = created[:m]
+    r = relevance[:m]
+    # [older candidate i, newer candidate j]: the cheap tests, all at once
+    maybe = (
+        (vectors[:n] @ vectors[:m].T >= params.supersede_cos)
+        & (c[None, :] - c[:n, None] >= params.supersede_gap_s)
+        & (r[None, :] >= r[:n, None] - params.supersede_margin)
+    )
+    for i, j in sorted(zip(*np.nonzero(maybe), strict=True), key=lambda ij: c[ij[1]]):
+        if words(int(i), int(j)):
+            out[j] = max(out[j], np.nextafter(out[i], np.inf))
+            newer[i] = j
     return out, newer
