@@ -188,3 +188,28 @@ def test_session_search_marks_the_superseded_message(archive: Archive) -> None:
     assert "superseded_by" not in views[new.id]
     assert "later message is the current one" in found["superseded"]
     assert found["sessions"][0]["session_id"] == later
+
+
+def test_a_correction_that_adds_its_reason_still_supersedes() -> None:
+    from kenning.search.text import query_terms
+
+    def terms(text: str) -> frozenset[str]:
+        return frozenset(query_terms(text))
+
+    params = RankParams()
+    query = terms("Which award did Lorae Jonis receive in 2021?")
+    old = terms("Lorae Jonis received the National Travel Writing Award in 2021.")
+    new = terms(
+        "Lorae Jonis received no National Travel Writing Award in 2021; instead she was "
+        "nominated twice for the regional essay prize, spent the year teaching creative "
+        "nonfiction workshops in Lisbon and finished her third book about river towns, "
+        "their bridges and ferries."
+    )
+    union, shared = old | new, old & new
+    assert len(shared) < params.supersede_jaccard * len(union)  # Jaccard alone would miss it
+    assert sup.same_statement(old, new, query, params)
+    # the share kept needs enough words: two shared words in a long reply are not enough
+    short = terms("Travel plans 2021.")
+    assert len(short & new) < params.supersede_shared
+    assert len(short & new) < params.supersede_jaccard * len(short | new)
+    assert not sup.same_statement(short, new, query, params)

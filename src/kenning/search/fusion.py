@@ -56,13 +56,15 @@ class RankParams:
     # corrections), answer the query about equally well (the newer one's cosine
     # to the query at most supersede_margin below the older one's; words count
     # for less, since a correction rephrases) and share their words, not just
-    # their topic (token Jaccard >= supersede_jaccard, and >= supersede_cover of
-    # the query words the older one matched): e5 puts LoCoMo chit-chat replies
-    # as close as a correction (.86+), but with median word overlap 0 against
-    # .54 for Letta's corrections. Chosen on Letta's dev worlds (the split in
-    # ``bench.letta``) with LoCoMo 1-10 as the no-harm check: Jaccard .2 gave
-    # Letta dev .96-.97 newer-wins but cost LoCoMo session_hit@1 .02; .3 gives
-    # .90-.92 and leaves LoCoMo within .003 on every metric.
+    # their topic (token Jaccard >= supersede_jaccard, or the newer keeping
+    # >= supersede_contain of the older one's words, at least supersede_shared;
+    # and >= supersede_cover of the query words the older one matched): e5 puts
+    # LoCoMo chit-chat replies as close as a correction (.86+), but with median
+    # word overlap 0 against .54 Jaccard / .78 kept for Letta's corrections.
+    # Chosen on Letta's dev worlds (the split in ``bench.letta``) with LoCoMo
+    # 1-10 as the no-harm check: Jaccard .2 gave Letta dev .96-.97 newer-wins
+    # but cost LoCoMo session_hit@1 .02; Jaccard .3 with kept .6 gives .91-.93
+    # and leaves every LoCoMo metric within .003 (kept .5: +.03 Letta, -.007).
     supersede_top: int = 10
     supersede_pool: int = 50  # how far down a correction may come from
     supersede_cos: float = 0.86
@@ -70,6 +72,8 @@ class RankParams:
     supersede_gap_s: float = 600.0
     supersede_jaccard: float = 0.3
     supersede_cover: float = 0.5
+    supersede_contain: float = 0.6
+    supersede_shared: int = 3
 
     @property
     def message_scale(self) -> float:

@@ -85,8 +85,12 @@ def same_statement(
     older: frozenset[str], newer: frozenset[str], query: frozenset[str], params: RankParams
 ) -> bool:
     """Do two messages' words (``text.query_terms``) make them one statement, reworded?"""
-    union = older | newer
-    if not union or len(older & newer) < params.supersede_jaccard * len(union):
+    shared = len(older & newer)
+    alike = shared >= params.supersede_jaccard * len(older | newer)
+    # a correction often adds its reason ("…; instead, she was nominated"): it
+    # keeps most of the older statement's words while its Jaccard falls
+    kept = shared >= max(params.supersede_shared, params.supersede_contain * len(older))
+    if not shared or not (alike or kept):
         return False
     asked = older & query
     return not asked or len(asked & newer) >= params.supersede_cover * len(asked)
