@@ -32,7 +32,7 @@ WRITER = textwrap.dedent(
     while not (flags / "go").exists():
         time.sleep(0.001)
     for i in range(int(sys.argv[2])):
-        home.memory.add(Target.MEMORY, f"API writer fact number {i}")
+        home.memory.add(Target.MEMORY, f"API writer fact number {i}", keep_both=True)
     """
 )
 
@@ -54,7 +54,12 @@ def test_api_writer_and_mcp_clients_lose_nothing(
             async def add(i: int) -> None:
                 result = await s.call_tool(
                     "memory",
-                    {"action": "add", "target": "memory", "content": f"MCP client fact number {i}"},
+                    {
+                        "action": "add",
+                        "target": "memory",
+                        "content": f"MCP client fact number {i}",
+                        "keep_both": True,
+                    },
                 )
                 assert payload(result)["success"], payload(result)
 

@@ -22,7 +22,9 @@ ADDS_EACH = 250
 def _writer(root: str, writer: int, count: int, history: bool) -> None:
     home = make_home(Path(root), memory_budget=10_000_000, history=history)
     for i in range(count):
-        home.memory.add(Target.MEMORY, f"writer {writer} fact {i}: value {writer * 10_000 + i}")
+        home.memory.add(
+            Target.MEMORY, f"writer {writer} fact {i}: value {writer * 10_000 + i}", keep_both=True
+        )
 
 
 def _run_writers(root: Path, writers: int, count: int, history: bool) -> None:
@@ -78,7 +80,9 @@ def _kill_loop_child(root: str, seed: int) -> None:
             )
         else:
             home.memory.add(
-                Target.MEMORY, f"kill-test {seed}.{i} " + "payload " * rng.randint(1, 40)
+                Target.MEMORY,
+                f"kill-test {seed}.{i} " + "payload " * rng.randint(1, 40),
+                keep_both=True,
             )
         i += 1
 

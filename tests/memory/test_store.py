@@ -214,3 +214,32 @@ def test_no_temp_files_are_left_behind(home: Home) -> None:
         home.memory.add(M, f"fact {i}")
     leftovers = [p.name for p in home.memory.path(M).parent.iterdir() if p.suffix == ".tmp"]
     assert leftovers == []
+
+
+def test_an_add_that_restates_an_entry_lands_but_names_it(home: Home) -> None:
+    home.memory.add(M, "The staging database for billing listens on port 5432")
+    home.memory.add(M, "CI runs on GitHub Actions")
+    result = home.memory.add(M, "The staging database for billing listens on port 5433")
+    assert result.changed  # a false alarm must never block a write
+    assert result.restated == ("The staging database for billing listens on port 5432",)
+    quiet = home.memory.add(M, "The staging database for billing listens on 6543", keep_both=True)
+    assert quiet.changed and quiet.restated == ()
+
+
+def test_unrelated_or_pattern_alike_adds_are_not_called_updates(home: Home) -> None:
+    home.memory.add(M, "Deploy staging with make deploy-staging")
+    for text in ("Deploy prod with make deploy-prod", "Uses pnpm", "The API gateway is Kong"):
+        assert home.memory.add(M, text).restated == (), text
+
+
+def test_a_batch_that_replaces_the_old_entry_is_not_warned(home: Home) -> None:
+    home.memory.add(M, "The staging database for billing listens on port 5432")
+    result = home.memory.apply(
+        M,
+        [
+            Operation("add", content="The staging database for billing listens on port 5433"),
+            Operation("remove", old_text="port 5432"),
+        ],
+    )
+    assert result.restated == ()
+    assert entries_on_disk(home) == ["The staging database for billing listens on port 5433"]

@@ -14,7 +14,14 @@ from kenning.testing import make_home
 def test_schema_is_plain_json_schema_with_only_target_required() -> None:
     params = SCHEMA["parameters"]
     assert params["required"] == ["target"]
-    assert set(params["properties"]) == {"action", "target", "content", "old_text", "operations"}
+    assert set(params["properties"]) == {
+        "action",
+        "target",
+        "content",
+        "old_text",
+        "keep_both",
+        "operations",
+    }
     text = json.dumps(SCHEMA)
     assert "oneOf" not in text and "anyOf" not in text
     description = SCHEMA["description"]
@@ -101,3 +108,19 @@ def test_blocked_write_reports_reason(home: Home) -> None:
     )
     assert result["error"] == "blocked"
     assert "exfiltration" in result["message"]
+
+
+def test_an_add_that_may_update_an_entry_says_which_and_what_to_do(home: Home) -> None:
+    tool = MemoryTool(home.memory)
+    tool(
+        {"target": "user", "action": "add", "content": "User's favourite editor for Python is vim"}
+    )
+    out = tool(
+        {
+            "target": "user",
+            "action": "add",
+            "content": "User's favourite editor for Python is helix",
+        }
+    )
+    assert out["success"] and out["may_update"] == ["User's favourite editor for Python is vim"]
+    assert "remove that entry now" in out["message"]

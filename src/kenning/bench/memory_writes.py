@@ -52,7 +52,8 @@ def run(writes: int, progress: Callable[[int], None] | None = None) -> dict[str,
         }
         for i in range(writes):
             for name, home in homes.items():
-                text = f"Fact number {i}: the staging database listens on port {5000 + i}"
+                # distinct words per fact, so no add looks like an update of another
+                text = f"Fact {i}: " + " ".join(f"w{i}x{k}" for k in range(7))
                 start = time.perf_counter()
                 home.memory.add(Target.MEMORY, text, reason="benchmark")
                 samples[name].append((time.perf_counter() - start) * 1000)

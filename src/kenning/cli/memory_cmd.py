@@ -8,6 +8,7 @@ entries, or is a link, a directory, too large or unreadable).
 
 from __future__ import annotations
 
+import shlex
 import sys
 from typing import NoReturn
 
@@ -23,6 +24,7 @@ from kenning.memory.store import (
     MemoryWriteError,
     Target,
     WriteResult,
+    preview,
 )
 
 EXIT_CODES = {
@@ -93,6 +95,14 @@ def _report(result: WriteResult) -> None:
         return
     for change in result.changes:
         click.echo(f"{result.target.filename}: {change}")
+    flag = " --user" if result.target is Target.USER else ""
+    for entry in result.restated:
+        click.secho(
+            f"warning: this may update an existing entry: {preview(entry)}", fg="yellow", err=True
+        )
+        whole = shlex.quote(entry)  # the whole entry: a prefix may match the new one too
+        click.echo(f"  if it replaces it: kenning memory remove{flag} {whole}", err=True)
+        click.echo("  (if both are true, --keep-both skips this check)", err=True)
     suffix = f", commit {result.commit}" if result.commit else ""
     click.echo(f"usage {result.state.usage_line()}{suffix}")
 
@@ -119,11 +129,21 @@ def show(state: CliState, user: bool, as_json: bool) -> None:
 @memory.command("add")
 @user_flag
 @click.argument("text")
+@click.option(
+    "--keep-both",
+    is_flag=True,
+    help="Both entries are true: no warning that it may update an existing one.",
+)
 @pass_state
-def add(state: CliState, user: bool, text: str) -> None:
-    """Add TEXT as a new entry (an exact duplicate is not added twice)."""
+def add(state: CliState, user: bool, text: str, keep_both: bool) -> None:
+    """Add TEXT as a new entry (an exact duplicate is not added twice).
+
+    An entry that restates an existing one with another value is added with a
+    warning naming that entry, so the old version does not linger unnoticed.
+    """
     try:
-        _report(state.home().memory.add(_target(user), text, reason="kenning memory add"))
+        store = state.home().memory
+        _report(store.add(_target(user), text, reason="kenning memory add", keep_both=keep_both))
     except MemoryWriteError as exc:
         _refuse(exc)
 

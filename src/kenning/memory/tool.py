@@ -55,6 +55,7 @@ _OPERATION_SCHEMA: dict[str, Any] = {
         "action": {"type": "string", "enum": ["add", "replace", "remove"]},
         "content": {"type": "string"},
         "old_text": {"type": "string"},
+        "keep_both": {"type": "boolean"},
     },
     "required": ["action"],
 }
@@ -84,6 +85,10 @@ SCHEMA: dict[str, Any] = {
             "old_text": {
                 "type": "string",
                 "description": "A short substring identifying exactly one entry (replace, remove).",
+            },
+            "keep_both": {
+                "type": "boolean",
+                "description": "add: both are true; do not warn that it may update an entry.",
             },
             "operations": {
                 "type": "array",
@@ -140,6 +145,14 @@ class MemoryTool:
             "from the next session on. Done — do not repeat this write.",
             "usage": usage,
         }
+        if result.restated:
+            saved["may_update"] = list(result.restated)
+            saved["message"] += (
+                f" Note: it looks like an update of {len(result.restated)} existing "
+                "entr" + ("y" if len(result.restated) == 1 else "ies") + " (listed in may_update);"
+                " if it replaces one, remove that entry now so the old version does not stay in"
+                " every prompt (or next time use replace). If both are true, leave them."
+            )
         if result.history_problem:
             # The write stands (do not retry it), but the user should learn that
             # their history has stopped, and how to restart it.
@@ -235,4 +248,9 @@ def _operation(raw: Mapping[str, Any]) -> Operation:
     for key in ("content", "old_text"):
         if raw.get(key) is not None and not isinstance(raw.get(key), str):
             raise MemoryWriteError(ErrorKind.INVALID, f"{key} must be a string.", "Retry.")
-    return Operation(action, content=raw.get("content"), old_text=raw.get("old_text"))
+    return Operation(
+        action,
+        content=raw.get("content"),
+        old_text=raw.get("old_text"),
+        keep_both=raw.get("keep_both") is True,
+    )
