@@ -16,7 +16,9 @@ are not recognised. A tripwire, not a sandbox.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Final, get_args
 
@@ -33,9 +35,11 @@ __all__ = [
     "CATEGORIES",
     "SCOPES",
     "Category",
+    "Engine",
     "Finding",
     "Scope",
     "describe",
+    "engine",
     "is_safe",
     "neutralise",
     "normalise",
@@ -72,10 +76,36 @@ _ORDER: Final = {
 }
 
 
+# What scans a text: the screen below, or a replacement installed by :func:`engine`.
+Engine = Callable[[str, Scope], list[Finding]]
+_ENGINE: ContextVar[Engine | None] = ContextVar("kenning_threat_engine", default=None)
+
+
+@contextmanager
+def engine(replacement: Engine) -> Iterator[None]:
+    """Within the block, every :func:`scan` (so every writer) runs ``replacement`` instead.
+
+    For ``kenning bench safety``, which drives the real writers once with the frozen baseline
+    scanner (:mod:`kenning.safety.legacy`) and once with this one, in the same process."""
+    token = _ENGINE.set(replacement)
+    try:
+        yield
+    finally:
+        _ENGINE.reset(token)
+
+
 def scan(text: str, scope: Scope = "memory") -> list[Finding]:
     """Every threat in ``text`` for ``scope`` (one per pattern id); an empty list means clean."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; expected one of {', '.join(SCOPES)}")
+    replacement = _ENGINE.get()
+    if replacement is not None:
+        return replacement(text, scope)
+    return current(text, scope)
+
+
+def current(text: str, scope: Scope = "memory") -> list[Finding]:
+    """The scan itself, whatever :func:`engine` installed."""
     windows = [(text, True)]
     if len(text) > _HEAD_CHARS + _TAIL_CHARS:
         windows = [(text[:_HEAD_CHARS], True), (text[-_TAIL_CHARS:], False)]

@@ -1,4 +1,3 @@
-# ruff: noqa: E501
 """Build corpus.jsonl from the hand-written items in items_malicious.py and items_benign.py.
 
 Run from the repository root: ``python tests/safety/corpus/build.py``. The output is
