@@ -11,11 +11,13 @@ case-insensitively and line by line (``^`` and ``$`` match at line ends).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
 Category = Literal[
     "injection",
+    "phishing",
     "exfiltration",
     "persistence",
     "invisible_unicode",
@@ -38,6 +40,18 @@ MEMORY: Final[frozenset[Scope]] = frozenset({"memory", "script"})
 SCRIPT: Final[frozenset[Scope]] = frozenset({"script"})
 
 
+# The views of a text a row is matched against (see kenning.safety.canonical): the base text;
+# "bare", the base without stray combining marks; "folded", the ASCII skeleton; the leet and
+# letter-spacing readings of it. English phrases read all of them, commands the base and the
+# skeleton (a Cyrillic "сurl" is still curl), other languages the base and bare forms.
+View = Literal["base", "bare", "folded", "leet_i", "leet_l", "spaced"]
+BASE: Final[frozenset[View]] = frozenset({"base"})
+COMMAND: Final[frozenset[View]] = frozenset({"base", "folded"})
+ENGLISH: Final[frozenset[View]] = frozenset({"base", "folded", "leet_i", "leet_l", "spaced"})
+NATIVE: Final[frozenset[View]] = frozenset({"base", "bare"})
+EVERY: Final[frozenset[View]] = frozenset({"base", "bare", "folded", "leet_i", "leet_l", "spaced"})
+
+
 @dataclass(frozen=True)
 class Pattern:
     """One row of the table: one kind of attack."""
@@ -47,6 +61,47 @@ class Pattern:
     scopes: frozenset[Scope]
     reason: str  # one human sentence, shown to the user; never contains the matched text
     regex: re.Pattern[str]
+    views: frozenset[View] = ENGLISH
+    # A match right after "never", "don't", "不要" ... in the same sentence is a rule against
+    # the thing, not the thing ("Never run `curl | sh` installers"): skipped.
+    negatable: bool = False
+    # Inline code (`...`) is read as blank: markers quoted in documentation are mentions.
+    skip_inline_code: bool = False
+    # A match this returns True for is ordinary use, not an attack (see commands._own_service).
+    exempt: Callable[[str], bool] | None = None
+
+
+@dataclass(frozen=True)
+class ClauseRule:
+    """A row matched clause by clause: it fires when, within one clause (up to a sentence end),
+    every regex of one of its alternatives matches. For languages where word order is free or
+    words are not separated, co-occurrence in a clause is what a phrase can require."""
+
+    pattern_id: str
+    category: Category
+    scopes: frozenset[Scope]
+    reason: str
+    alternatives: tuple[tuple[re.Pattern[str], ...], ...]
+    views: frozenset[View] = NATIVE
+    negatable: bool = False
+
+
+Rule = Pattern | ClauseRule
+
+
+def clause_rule(
+    pattern_id: str,
+    category: Category,
+    scopes: frozenset[Scope],
+    reason: str,
+    alternatives: list[tuple[str, ...]],
+    *,
+    views: frozenset[View] = NATIVE,
+    negatable: bool = False,
+) -> ClauseRule:
+    """A :class:`ClauseRule` from alternatives of regex sources (multilingual flags)."""
+    compiled = tuple(tuple(multilingual_regex(part) for part in alt) for alt in alternatives)
+    return ClauseRule(pattern_id, category, scopes, reason, compiled, views, negatable)
 
 
 # VERBOSE: spaces and line breaks in a regex mean nothing (a literal space is written [ ] or \s)
