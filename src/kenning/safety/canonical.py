@@ -55,6 +55,20 @@ class View:
 # ---- base --------------------------------------------------------------------------------------
 
 _NEEDS_WORK: Final = re.compile(r"[^\t\n\r\x20-\x7e]")  # anything but printable ASCII
+# Characters that need no care on their own: not controls, format or invisible characters,
+# separators or combining marks (followed by no combining mark, which would compose with them).
+_ORDINARY_RUN: Final = re.compile(
+    "(?:[^\\x00-\\x1f\\x7f-\\xa0\\xad\\u0300-\\u036f\\u0483-\\u0489\\u0591-\\u05c7"
+    "\\u0600-\\u061c\\u064b-\\u065f\\u0670\\u06d6-\\u06ed\\u0900-\\u0903\\u093a-\\u094f"
+    "\\u0951-\\u0957\\u0962\\u0963\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f"
+    "\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f"
+    "\\u20d0-\\u20ff\\u3099\\u309a\\u3164\\ufe00-\\ufe0f\\ufe20-\\ufe2f\\ufeff\\uffa0"
+    "\\ufff0-\\ufffb\\U000e0000-\\U000e0fff\\U0001d173-\\U0001d17a\\U000110bd\\U000110cd"
+    "\\U00013430-\\U0001343f\\U0001bca0-\\U0001bca3]"
+    "(?![\\u0300-\\u036f\\u0483-\\u0489\\u0591-\\u05c7\\u064b-\\u065f\\u0670"
+    "\\u0900-\\u0903\\u093a-\\u094f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff"
+    "\\u3099\\u309a\\ufe20-\\ufe2f\\u200b-\\u200f\\u2060-\\u206f]))+"
+)
 
 
 def base_view(raw: str) -> View:
@@ -63,7 +77,27 @@ def base_view(raw: str) -> View:
         return View("base", raw, None)
     out: list[str] = []
     origin: list[int] = []
-    i, n = 0, len(raw)
+    at, n = 0, len(raw)
+    # Runs of ordinary characters are normalised whole; only what needs care (invisible and
+    # separator characters, combining marks, anything NFKC changes in length) goes one by one.
+    for m in _ORDINARY_RUN.finditer(raw):
+        if m.start() > at:
+            _one_by_one(raw, at, m.start(), out, origin)
+        run = m.group()
+        normal = unicodedata.normalize("NFKC", run)
+        if len(normal) == len(run):
+            out.append(normal)
+            origin.extend(range(m.start(), m.end()))
+        else:
+            _one_by_one(raw, m.start(), m.end(), out, origin)
+        at = m.end()
+    if at < n:
+        _one_by_one(raw, at, n, out, origin)
+    return View("base", "".join(out), tuple(origin))
+
+
+def _one_by_one(raw: str, i: int, n: int, out: list[str], origin: list[int]) -> None:
+    """Normalise ``raw[i:n]`` character by character (see :func:`base_view`)."""
     while i < n:
         ch = raw[i]
         sep = separator_for(ch)
@@ -79,7 +113,7 @@ def base_view(raw: str) -> View:
         # skipped) are normalised together, so "e\u0301" composes to "é".
         chunk = [ch]
         j = i + 1
-        while j < n and (unicodedata.combining(raw[j]) or is_stripped(raw[j])):
+        while j < len(raw) and (unicodedata.combining(raw[j]) or is_stripped(raw[j])):
             if not is_stripped(raw[j]):
                 chunk.append(raw[j])
             j += 1
@@ -87,7 +121,6 @@ def base_view(raw: str) -> View:
             out.append(separator_for(c) or c)
             origin.append(i)
         i = j
-    return View("base", "".join(out), tuple(origin))
 
 
 # ---- folded ------------------------------------------------------------------------------------
@@ -160,10 +193,26 @@ def _fold_char(ch: str, after_foldable: bool) -> str:
     return "".join(skeleton.get(c, c) for c in bare)
 
 
+class _FoldTable(dict[int, str]):
+    """str.translate's table for texts without combining marks, filled on demand."""
+
+    def __missing__(self, cp: int) -> str:
+        folded = _fold_char(chr(cp), False)
+        self[cp] = folded
+        return folded
+
+
+_FOLD_TABLE: Final = _FoldTable()
+
+
 def _folded(base: View) -> View:
     text = base.text
     if text.isascii():
         return View("folded", text.lower(), base.origin)
+    if _COMBINING.search(text) is None:
+        quick = text.translate(_FOLD_TABLE)
+        if len(quick) == len(text):
+            return View("folded", quick, base.origin)
     out: list[str] = []
     origin: list[int] = []
     after_foldable = False
@@ -208,13 +257,27 @@ _SPACED_RUN: Final = re.compile(
 _WORD_GAP: Final = re.compile(r"[ ]{2,}|[ ]?/[ ]?")
 
 
+_LEET_INSIDE: Final = re.compile(r"[013457890@$!|€+][a-z]")
+_HEXISH: Final = re.compile(r"[0-9a-f]+")
+
+
+def _is_leet(word: str) -> bool:
+    """A word that reads as letters written with digits ("1gn0r3", "ru135"), not a version,
+    a hash or a token ("python3", "sha256", "ed25519", "4fJ2k9LmNq8R...")."""
+    if len(word) > 20 or _HEXISH.fullmatch(word):
+        return False
+    leet = sum(1 for c in word if c in _LEET or c == "1")
+    return _LEET_INSIDE.search(word) is not None or (leet >= 2 and leet < len(word) - 1)
+
+
 def _leet(folded: View, one: str) -> View | None:
     text = folded.text
-    if _LEET_WORD.search(text) is None:
+    words = [m for m in _LEET_WORD.finditer(text) if _is_leet(m.group())]
+    if not words:
         return None
     table = {**_LEET, "1": one}
     chars = list(text)
-    for m in _LEET_WORD.finditer(text):
+    for m in words:
         for k in range(m.start(), m.end()):
             chars[k] = table.get(chars[k], chars[k])
     return View(f"leet_{one}", "".join(chars), folded.origin)
@@ -253,11 +316,17 @@ def _spaced(folded: View) -> View | None:
     return View("spaced", "".join(out), tuple(origin))
 
 
+_COMBINING: Final = re.compile(
+    "[\\u0300-\\u036f\\u0483-\\u0489\\u064b-\\u065f\\u1ab0-\\u1aff\\u1dc0-\\u1dff"
+    "\\u20d0-\\u20ff\\ufe20-\\ufe2f]"
+)
+
+
 def _bare(base: View) -> View | None:
     """The base text without the combining marks stacked on Latin, Greek, Cyrillic or Arabic
     letters (a Russian word with a stray acute still reads as itself)."""
     text = base.text
-    if text.isascii():
+    if text.isascii() or _COMBINING.search(text) is None:
         return None
     keep = []
     after_foldable = False
@@ -275,18 +344,51 @@ def _bare(base: View) -> View | None:
     return View("bare", "".join(text[k] for k in keep), origin)
 
 
+def _sparse(view: View, parent: str) -> View | None:
+    """``view`` keeping only the lines that differ from ``parent`` (the same lines, read
+    plainly): the other lines are read already, and a 2 KB note with one obfuscated line should
+    not be matched five times over. None when no line differs."""
+    lines, plain = view.text.split("\n"), parent.split("\n")
+    if len(lines) != len(plain):
+        return view
+    keep: list[str] = []
+    origin: list[int] = []
+    at = 0
+    for line, other in zip(lines, plain, strict=True):
+        if line != other:
+            keep.append(line)
+            origin.extend(
+                at + k if view.origin is None else view.origin[at + k] for k in range(len(line))
+            )
+            origin.append(origin[-1] if origin else 0)  # the newline that ends the kept line
+        at += len(line) + 1
+    if not keep:
+        return None
+    return View(view.name, "\n".join(keep) + "\n", tuple(origin))
+
+
 def extra_views(base: View) -> Iterator[View]:
-    """The bare, folded, leet and spaced views that differ from what is read already."""
+    """The bare, folded, leet and spaced views, each holding only the lines where it differs
+    from what is read already."""
     bare = _bare(base)
     if bare is not None:
-        yield bare
+        sparse = _sparse(bare, base.text)
+        if sparse is not None:
+            yield sparse
     folded = _folded(base)
-    if folded.text != base.text.lower():
-        yield folded
+    lower = base.text.lower()
+    if folded.text != lower:
+        sparse = _sparse(folded, lower)
+        if sparse is not None:
+            yield sparse
     for one in ("i", "l"):
         leet = _leet(folded, one)
         if leet is not None:
-            yield leet
+            sparse = _sparse(leet, folded.text)
+            if sparse is not None:
+                yield sparse
     spaced = _spaced(folded)
     if spaced is not None:
-        yield spaced
+        sparse = _sparse(spaced, folded.text)
+        if sparse is not None:
+            yield sparse

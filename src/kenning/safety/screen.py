@@ -33,7 +33,7 @@ from kenning.safety import decode
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
 from kenning.safety.patterns import RULES
-from kenning.safety.patterns.schema import ClauseRule, Pattern, Rule, Scope
+from kenning.safety.patterns.schema import SCRIPTS, ClauseRule, Pattern, Rule, Scope
 from kenning.safety.patterns.structure import mentions_removed
 from kenning.safety.unicode import INVISIBLE_REASONS, find_invisible
 
@@ -66,6 +66,17 @@ class _Text:
     views: dict[str, View]
     _clauses: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _quoted: dict[str, str] = field(default_factory=dict)
+    _scripts: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def scripts(self, name: str) -> frozenset[str]:
+        """The non-Latin scripts the view holds ("" always: Latin is everywhere)."""
+        if name not in self._scripts:
+            text = self.views[name].text
+            held = {s for s, chars in SCRIPTS.items() if chars.search(text)}
+            if "cjk" in held:
+                held.add("kana" if SCRIPTS["kana"].search(text) else "cjk")
+            self._scripts[name] = frozenset({"", *held})
+        return self._scripts[name]
 
     def clauses(self, name: str) -> list[tuple[int, int]]:
         if name not in self._clauses:
@@ -103,7 +114,13 @@ def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
 
 def _match_clause(rule: ClauseRule, window: _Text, name: str) -> tuple[int, int] | None:
     text = window.views[name].text
-    for alternative in rule.alternatives:
+    held = window.scripts(name)
+    latin_only = name not in ("base", "bare")  # folding leaves other scripts as they were
+    latin_open = rule.latin_gate is None or rule.latin_gate.search(text) is not None
+    for k, alternative in enumerate(rule.alternatives):
+        script = rule.scripts[k] if rule.scripts else ""
+        if script not in held or (latin_only and script) or (not script and not latin_open):
+            continue
         first, rest = alternative[0], alternative[1:]
         clauses = window.clauses(name)
         starts = [c[0] for c in clauses]
@@ -125,6 +142,8 @@ def _find(rule: Rule, window: _Text) -> tuple[str, int, int] | None:
             span = _match_clause(rule, window, name)
         else:
             text = window.unquoted(name) if rule.skip_inline_code else window.views[name].text
+            if rule.gate is not None and rule.gate.search(text) is None:
+                continue
             span = _match_pattern(rule, text)
         if span is not None:
             return name, span[0], span[1]

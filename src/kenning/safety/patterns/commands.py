@@ -177,18 +177,17 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         negatable=True,
         regex=re.compile(
             rf"""
-            # something that runs or grants access: a command, a URL, a key, NOPASSWD
-            (?=(?:[^\n.。]|\.(?=\S)){{0,250}}(?:curl|wget|\bnc\b|https?://|NOPASSWD|ssh-(?:rsa
-              |ed25519)
-              |\bkeys?\b|clé|ключ|鍵|キー|키|Schlüssel|llave|chave|/tmp/|\|\s*(?:ba)?sh\b|ALL=))
             (?:\b(?:add|append|put|insert|write|paste|place|grant)(?:ing)?\b|加入|添加|加到|写入|寫入|追記
               |추가|добав|añade|agrega|trage|füge|ajoute|adiciona|aggiungi)
+            # something that runs or grants access: a command, a URL, a key, NOPASSWD
+            (?=(?:[^\n.。]|\.(?=\S)){{0,250}}(?:curl|wget|\bnc\b|https?://|NOPASSWD|ssh-(?:rsa|ed25519)
+              |\bkeys?\b|clé|ключ|鍵|キー|키|Schlüssel|llave|chave|/tmp/|\|\s*(?:ba)?sh\b|ALL=))
             (?:[^\n.。]|\.(?=\S)){{0,160}}?
             (?:{_RC_FILE}|/etc/sudoers|sudoers|authorized_keys2?|crontab|/etc/cron|LaunchAgents
               |systemd/user|\.git/hooks)
-          | (?=[^\n。]{{0,250}}(?:curl|wget|\bnc\b|https?://|NOPASSWD|ssh-(?:rsa|ed25519)|/tmp/))
-            (?:{_RC_FILE}|/etc/sudoers|sudoers|authorized_keys2?|crontab)[^\n。]{{0,120}}?
-            (?:追記|追加|추가|добав|加入|添加|加上)
+          | (?:{_RC_FILE}|/etc/sudoers|sudoers|authorized_keys2?|crontab)
+            (?=[^\n。]{{0,250}}(?:curl|wget|\bnc\b|https?://|NOPASSWD|ssh-(?:rsa|ed25519)|/tmp/))
+            [^\n。]{{0,120}}?(?:追記|追加|추가|добав|加入|添加|加上)
             """,
             re.IGNORECASE | re.MULTILINE | re.VERBOSE,
         ),

@@ -69,6 +69,8 @@ class Pattern:
     skip_inline_code: bool = False
     # A match this returns True for is ordinary use, not an attack (see commands._own_service).
     exempt: Callable[[str], bool] | None = None
+    # A cheap regex that must match somewhere in the text before the row's regex is tried.
+    gate: re.Pattern[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -84,9 +86,33 @@ class ClauseRule:
     alternatives: tuple[tuple[re.Pattern[str], ...], ...]
     views: frozenset[View] = NATIVE
     negatable: bool = False
+    # Per alternative, the script its first part is written in ("cjk", "cyrillic" ...), or ""
+    # for Latin or mixed: an alternative is only tried on a text that holds its script.
+    scripts: tuple[str, ...] = ()
+    # One regex of the first parts of all Latin-script alternatives: when it finds nothing,
+    # none of them can fire and they are skipped together.
+    latin_gate: re.Pattern[str] | None = None
 
 
 Rule = Pattern | ClauseRule
+
+# Scripts a clause alternative can be written in, by character range.
+SCRIPTS: Final[dict[str, re.Pattern[str]]] = {
+    "cjk": re.compile("[\u4e00-\u9fff\u3400-\u4dbf]"),
+    "kana": re.compile("[\u3040-\u30ff]"),
+    "hangul": re.compile("[\uac00-\ud7af\u1100-\u11ff]"),
+    "cyrillic": re.compile("[\u0400-\u04ff]"),
+    "arabic": re.compile("[\u0600-\u06ff]"),
+    "devanagari": re.compile("[\u0900-\u097f]"),
+}
+
+
+def script_of(source: str) -> str:
+    """The one non-Latin script ``source`` is written in, or "" (Latin, or several)."""
+    found = [name for name, chars in SCRIPTS.items() if chars.search(source)]
+    if found == ["cjk", "kana"] or found == ["kana"]:
+        return "kana"
+    return found[0] if len(found) == 1 else ""
 
 
 def clause_rule(
@@ -100,8 +126,30 @@ def clause_rule(
     negatable: bool = False,
 ) -> ClauseRule:
     """A :class:`ClauseRule` from alternatives of regex sources (multilingual flags)."""
-    compiled = tuple(tuple(multilingual_regex(part) for part in alt) for alt in alternatives)
-    return ClauseRule(pattern_id, category, scopes, reason, compiled, views, negatable)
+    scripts = tuple(script_of(alt[0]) for alt in alternatives)
+    # Scripts without case are matched without IGNORECASE, which costs twice the time.
+    caseless = ("cjk", "kana", "hangul", "arabic", "devanagari")
+    compiled = tuple(
+        tuple(
+            re.compile(part, re.MULTILINE | re.VERBOSE)
+            if script in caseless and script_of(part) == script
+            else multilingual_regex(part)
+            for part in alt
+        )
+        for alt, script in zip(alternatives, scripts, strict=True)
+    )
+    latin = [
+        f"(?:{alt[0]})" for alt, script in zip(alternatives, scripts, strict=True) if not script
+    ]
+    gate = multilingual_regex("|".join(latin)) if latin else None
+    return ClauseRule(
+        pattern_id, category, scopes, reason, compiled, views, negatable, scripts, gate
+    )
+
+
+def gate(words: str) -> re.Pattern[str]:
+    """A :attr:`Pattern.gate` from an alternation of words (case-insensitive)."""
+    return re.compile(words, re.IGNORECASE)
 
 
 # VERBOSE: spaces and line breaks in a regex mean nothing (a literal space is written [ ] or \s)
