@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from kenning.safety import decode
+from kenning.safety import decode, learned
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
 from kenning.safety.patterns import RULES
@@ -178,6 +178,17 @@ def _window_findings(window: _Text, scope: Scope, depth: int) -> Iterator[Findin
             (window.offset + i, window.offset + i + 1),
             "unicode",
         )
+    if depth == 0 and scope != "rules":
+        model = learned.load()
+        if model is not None and learned.score(model, window.raw) >= model.block:
+            yield Finding(
+                "learned_injection",
+                "injection",
+                "reads as a prompt injection to the learned classifier (prompt injection)",
+                excerpt(window.raw),
+                (window.offset, window.offset + len(window.raw)),
+                "learned",
+            )
     if depth >= MAX_DEPTH:
         return
     base = window.views["base"]
@@ -219,6 +230,28 @@ def _covered(finding: Finding, earlier: Iterable[Finding]) -> bool:
     return any(
         f.category == finding.category and f.span[0] < end and start < f.span[1] for f in earlier
     )
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """A screen's verdict with the learned layer's score: blocked, borderline or clean."""
+
+    findings: list[Finding]
+    score: float  # the learned layer's score, 0.0 when it is not installed
+
+    @property
+    def borderline(self) -> bool:
+        """Not refused, but close enough that content from an untrusted source waits for
+        review: the classifier's score is past its review threshold."""
+        model = learned.load()
+        return not self.findings and model is not None and self.score >= model.review
+
+
+def assess(text: str, scope: Scope) -> Assessment:
+    """:func:`screen_text` and the learned layer's score, for callers that weigh provenance."""
+    model = learned.load()
+    score = learned.score(model, text) if model is not None else 0.0
+    return Assessment(screen_text(text, scope), score)
 
 
 def first_reasons(findings: Sequence[Finding]) -> list[str]:
