@@ -308,6 +308,14 @@ class CronConfig:
 
 
 @dataclass(frozen=True)
+class SafetyConfig:
+    # A second opinion from the configured model on what background review saves: a write
+    # the screen lets through but finds borderline is shown to the model, and held as a
+    # proposal if the model reads it as an injection. Off by default; never required.
+    model_check: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
@@ -321,6 +329,7 @@ class Config:
     review: ReviewConfig = field(default_factory=ReviewConfig)
     dream: DreamConfig = field(default_factory=DreamConfig)
     cron: CronConfig = field(default_factory=CronConfig)
+    safety: SafetyConfig = field(default_factory=SafetyConfig)
     # "section.key" -> "default" | "file" | "env" | "cli"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 

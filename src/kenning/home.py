@@ -23,6 +23,7 @@ from kenning.archive.store import Archive
 from kenning.embed import CachedEmbedder, Embedder, from_config
 from kenning.history import History
 from kenning.journal import Journal
+from kenning.memory.proposals import ProposalQueue
 from kenning.memory.snapshot import MemorySnapshot
 from kenning.memory.store import MemoryStore
 from kenning.search.engine import SearchEngine
@@ -55,6 +56,11 @@ class Home:
     @cached_property
     def memory(self) -> MemoryStore:
         return MemoryStore(self.layout, self.config.memory, self.history)
+
+    @cached_property
+    def proposals(self) -> ProposalQueue:
+        """Memory entries held for the user's decision (see kenning.memory.proposals)."""
+        return ProposalQueue(self.layout, self.history, self.memory)
 
     @cached_property
     def archive(self) -> Archive:

@@ -54,6 +54,10 @@ _FIXES = {
 }
 
 
+class JournalBlockedError(JournalError):
+    """An append the threat screen refused."""
+
+
 @dataclass(frozen=True)
 class JournalAppend:
     path: Path
@@ -87,9 +91,10 @@ class Journal:
             )
         findings = threats.scan(body, "memory")
         if findings:
-            raise JournalError(
-                f"Refused: the entry {threats.describe(findings)}. The journal is loaded into "
-                "later prompts. Nothing was written; rephrase without the flagged part."
+            raise JournalBlockedError(
+                f"Refused: the entry {threats.describe(findings)} "
+                f"[{threats.explain(findings)}]. The journal is loaded into later prompts. "
+                f"Nothing was written. {threats.advice(findings)}"
             )
         now = self.clock()
         path = self.path_for(now.date())

@@ -147,3 +147,15 @@ def test_one_long_message_is_read_whole_a_page_at_a_time(archive: Archive) -> No
         offset = int(page["next_step"].rsplit("offset=", 1)[1].rstrip("."))
     assert "".join(pages) == body and len(pages) == 3
     assert tool({"session_id": sid, "message_id": 10**6, "offset": 0})["success"] is False
+
+
+def test_secrets_in_old_sessions_are_redacted_for_the_model_but_kept_in_the_archive(
+    archive: Archive,
+) -> None:
+    key = "ghp_" + "Zq7" * 12
+    sid = fill(archive, "tokens", [f"here is my token {key} for the deploy", "noted"])
+    tool = tool_for(archive)
+    shown = str(tool({"query": "deploy token"})) + str(tool({"session_id": sid}))
+    assert key not in shown and "[REDACTED secret]" in shown and "for the deploy" in shown
+    stored = [m.content for m in archive.messages(sid)]
+    assert any(key in text for text in stored)

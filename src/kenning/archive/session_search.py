@@ -11,7 +11,9 @@ Four ways in, chosen by which arguments are given:
 - nothing — the most recent sessions.
 
 Long messages are cut to a preview that says exactly how to read the rest,
-so a result never floods the context window.
+so a result never floods the context window. Secrets pasted in old sessions are
+shown as ``[REDACTED secret]`` (:func:`kenning.safety.threats.redact`): the
+archive keeps the verbatim text, the model's context does not get it back.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kenning.archive.store import Archive, Message, Session
+from kenning.safety.threats import redact
 from kenning.search.engine import SearchEngine
 from kenning.search.models import SearchFilters
 
@@ -187,7 +190,7 @@ class SessionSearch:
         end = min(start + PAGE_CHARS, len(text))
         page: dict[str, Any] = {
             "success": True,
-            "message": _message_view(target, full=True) | {"content": text[start:end]},
+            "message": _message_view(target, full=True) | {"content": redact(text[start:end])},
             "chars": f"{start:,}-{end:,} of {len(text):,}",
         }
         page["message"].pop("truncated", None)
@@ -303,7 +306,7 @@ def _message_view(message: Message, *, matched: bool = False, full: bool = False
         view["compacted"] = True
     limit = PREVIEW_CHARS * 8 if full else PREVIEW_CHARS
     if len(content) > limit:
-        view["content"] = content[:limit]
+        view["content"] = redact(content[:limit])
         view["truncated"] = (
             f"{len(content) - limit:,} more chars; call session_search with "
             f"session_id={message.session_id!r}, message_id={message.id} for a longer view"
@@ -311,7 +314,7 @@ def _message_view(message: Message, *, matched: bool = False, full: bool = False
             else f"{len(content) - limit:,} more chars not shown"
         )
     else:
-        view["content"] = content
+        view["content"] = redact(content)
     return view
 
 

@@ -433,3 +433,77 @@ def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
         return
     for line in review.table(report):
         click.echo(line)
+
+
+@bench.command("safety")
+@click.option(
+    "--corpus",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A corpus.jsonl [default: tests/safety/corpus/corpus.jsonl of this checkout].",
+)
+@click.option(
+    "--channel",
+    "channels",
+    multiple=True,
+    help="Only these channels (repeatable) [default: every channel].",
+)
+@click.option(
+    "--show-misses",
+    is_flag=True,
+    help="Also list what the new screen gets wrong on the dev split (never held-out).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_safety(
+    corpus: Path | None, channels: tuple[str, ...], show_misses: bool, as_json: bool
+) -> None:
+    """Threat screen: blocked and false-positive rates, baseline vs new, dev and held-out.
+
+    Each corpus text goes through the real writers (memory CLI, memory tool, MCP memory,
+    skills create and patch, journal, AGENTS.md at load) with the frozen baseline scanner and
+    with the current screen, in the same run; then scan latency on 2 KB entries.
+    """
+    from kenning.bench import safety, safety_report
+
+    unknown = sorted(set(channels) - set(safety.CHANNELS))
+    if unknown:
+        raise click.BadParameter(
+            f"unknown channel {unknown[0]!r}; choose from {', '.join(safety.CHANNELS)}",
+            param_hint="--channel",
+        )
+    chosen = tuple(c for c in safety.CHANNELS if c in channels) or safety.CHANNELS
+    try:
+        items = safety.load_corpus(corpus or safety.default_corpus())
+    except safety.CorpusError as exc:
+        raise click.ClickException(str(exc)) from None
+    engines = tuple(safety.ENGINES)
+    with click.progressbar(
+        length=len(items) * len(engines), label="screening", file=sys.stderr
+    ) as bar:
+        decisions = safety.run_channels(
+            items, engines=engines, channels=chosen, progress=bar.update
+        )
+    timing = safety.latency(safety.latency_samples(items), engines=engines)
+    summary = safety_report.summarise(items, decisions, engines, chosen)
+    errors = safety_report.errors(decisions)
+    missed = safety_report.misses(items, decisions, "screen", chosen) if show_misses else None
+    if as_json:
+        report = {"corpus_rows": len(items), "latency_2kb": timing, "errors": errors, **summary}
+        if missed is not None:
+            report["dev_misses"] = missed
+        echo_json(report)
+        return
+    click.echo(
+        f"corpus: {len(items)} rows; rules channel measured on "
+        f"{', '.join(sorted(safety.RULES_CATEGORIES))} (a rule file is instructions)\n"
+    )
+    click.echo(safety_report.overall(summary, engines))
+    for key in ("channel", "category", "language"):
+        click.echo(f"\n{safety_report.table(summary, engines, key)}")
+    click.echo("\nscan latency, 2 KB entry, memory scope:")
+    for name, stats in timing.items():
+        click.echo(f"  {name:<9} p50 {stats['p50_ms']:.2f} ms   p95 {stats['p95_ms']:.2f} ms")
+    if errors:
+        click.echo(f"\nwrites refused for other reasons: {errors}")
+    for miss in missed or []:
+        click.echo(f"  miss {miss['id']} on {','.join(miss['channels'])}: {miss['text']!r}")

@@ -8,6 +8,7 @@ entries, or is a link, a directory, too large or unreadable).
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from typing import NoReturn
@@ -16,6 +17,7 @@ import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
 from kenning.history import HistoryError
+from kenning.memory.proposals import ProposalError
 from kenning.memory.revert import revert_change
 from kenning.memory.store import (
     ErrorKind,
@@ -146,6 +148,59 @@ def add(state: CliState, user: bool, text: str, keep_both: bool) -> None:
         _report(store.add(_target(user), text, reason="kenning memory add", keep_both=keep_both))
     except MemoryWriteError as exc:
         _refuse(exc)
+
+
+@memory.command("proposals")
+@click.option("--all", "show_all", is_flag=True, help="Also list accepted and rejected ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print the proposals as JSON.")
+@pass_state
+def proposals(state: CliState, show_all: bool, as_json: bool) -> None:
+    """Entries review or dreaming held for you instead of writing (content from tool
+    output or the web that looked borderline). Accept or reject each by its id."""
+    queue = state.home().proposals
+    items = queue.all() if show_all else queue.pending()
+    if as_json:
+        echo_json([dataclasses.asdict(p) for p in items])
+        return
+    if not items:
+        click.echo("No proposals waiting." if not show_all else "No proposals.")
+        return
+    for p in items:
+        click.echo(
+            f"{p.id}  [{p.status}] → {p.target.upper()}.md  from {p.source} ({p.provenance})"
+        )
+        click.echo(f"    why held: {p.why}")
+        for line in p.content.splitlines():
+            click.echo(f"    | {line}")
+    if not show_all:
+        click.echo(
+            "Accept with `kenning memory accept ID`, reject with `kenning memory reject ID`."
+        )
+
+
+@memory.command("accept")
+@click.argument("proposal_id")
+@pass_state
+def accept(state: CliState, proposal_id: str) -> None:
+    """Write the held proposal PROPOSAL_ID into memory (it is screened again)."""
+    try:
+        _report(state.home().proposals.accept(proposal_id))
+    except ProposalError as exc:
+        raise click.ClickException(str(exc)) from None
+    except MemoryWriteError as exc:
+        _refuse(exc)
+
+
+@memory.command("reject")
+@click.argument("proposal_id")
+@pass_state
+def reject(state: CliState, proposal_id: str) -> None:
+    """Drop the held proposal PROPOSAL_ID; nothing is written to memory."""
+    try:
+        proposal = state.home().proposals.reject(proposal_id)
+    except ProposalError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"Rejected {proposal.id}; nothing was written.")
 
 
 @memory.command("replace")

@@ -25,6 +25,7 @@ caller advances its cursor only on success (``ReviewReport.ok``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -357,7 +358,19 @@ async def run_review(
         assert ended is not None
         mark = time.perf_counter()
         trailer = _trailer(snapshot, session, timed.name, ended.answer)
-        job = asyncio.ensure_future(asyncio.to_thread(staging.land, snapshot.session_id, trailer))
+        # What tool results said is what an attacker controls: writes copied from them that
+        # look borderline wait as proposals (kenning.safety.provenance).
+        untrusted = [m.content for m in snapshot.messages if m.role == "tool"]
+        suspect = (
+            await _second_opinions(home, staging, timed) if home.config.safety.model_check else []
+        )
+        job = asyncio.ensure_future(
+            asyncio.to_thread(
+                functools.partial(staging.land, untrusted=untrusted, suspect=suspect),
+                snapshot.session_id,
+                trailer,
+            )
+        )
         cancelled = False
         try:
             await asyncio.shield(job)
@@ -392,6 +405,20 @@ async def run_review(
         if session is not None:
             await session.close(end_reason)
         await asyncio.to_thread(staging.close)
+
+
+async def _second_opinions(home: Home, staging: Staging, model: Model) -> list[str]:
+    """The staged memory writes the screen finds borderline and the model reads as
+    injections (``safety.model_check``)."""
+    from kenning.safety import model_check, screen
+
+    found = []
+    for _target, operations, _changes in staging.home.memory.batches:
+        for op in operations:
+            borderline = bool(op.content) and screen.assess(op.content or "", "memory").borderline
+            if borderline and op.content and await model_check.is_injection(model, op.content):
+                found.append(op.content)
+    return found
 
 
 def _texts(

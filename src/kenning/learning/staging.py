@@ -52,8 +52,10 @@ from kenning.memory.store import (
     Operation,
     Target,
     WriteResult,
+    preview,
 )
 from kenning.paths import HomeLayout
+from kenning.safety import provenance
 from kenning.skills import files
 from kenning.skills.errors import SkillError
 from kenning.skills.library import SkillLibrary
@@ -85,6 +87,7 @@ class Landed:
     memory: tuple[MemoryChange, ...] = ()
     skills: tuple[SkillChange, ...] = ()
     commit: str | None = None
+    held: tuple[str, ...] = ()  # memory writes held as proposals (kenning memory proposals)
 
     @property
     def empty(self) -> bool:
@@ -146,6 +149,8 @@ class Staging:
         self.base_hashes: dict[str, str] = {}
         self.base_records: dict[str, SkillRecord] = {}
         self.base_proposals: set[str] = set()
+        # What land replays: the recorded batches less the writes held back as proposals.
+        self._batches = self.home.memory.batches
 
     @classmethod
     def create(cls, live: Home) -> Staging:
@@ -203,7 +208,7 @@ class Staging:
 
     def memory_changes(self) -> list[MemoryChange]:
         found: dict[Target, list[str]] = {}
-        for target, _ops, changes in self.home.memory.batches:
+        for target, _ops, changes in self._batches:
             found.setdefault(target, []).extend(changes)
         return [MemoryChange(t, tuple(found[t])) for t in _TARGET_ORDER if t in found]
 
@@ -236,18 +241,33 @@ class Staging:
 
     # -- landing -------------------------------------------------------------
 
-    def land(self, session_id: str, trailer: str = "") -> Landed:
+    def land(
+        self,
+        session_id: str,
+        trailer: str = "",
+        *,
+        untrusted: Sequence[str] = (),
+        suspect: Sequence[str] = (),
+    ) -> Landed:
         """Merge everything staged into the live home as one commit (StagingConflict: nothing).
 
         The commit is "review of session <session_id>", listing each change,
-        then ``trailer`` (which review, which messages).
+        then ``trailer`` (which review, which messages). A memory write whose content was
+        copied from one of ``untrusted`` (the reviewed session's tool results) and looks
+        borderline, or that is in ``suspect`` (the model's second opinion, see
+        kenning.safety.model_check), is not replayed but held as a proposal for the user.
         """
-        batches = self.home.memory.batches
+        batches, held_back = self._hold_borrowed(untrusted, suspect)
+        for target, content, why in held_back:
+            self.live.proposals.hold(
+                target, content, source=f"review of {session_id}", provenance="tool", why=why
+            )
+        self._batches = batches
         targets = [t for t in _TARGET_ORDER if any(b[0] is t for b in batches)]
         touched = self._touched_skills()
         proposals = self._new_proposals()
         if not targets and not touched and not proposals:
-            return Landed()
+            return Landed(held=tuple(content for _, content, _ in held_back))
         library = SkillLibrary.for_home(self.live)
         with contextlib.ExitStack() as stack:
             for target in targets:
@@ -262,14 +282,48 @@ class Staging:
             if skill_plans or new_proposals:
                 paths.append(self.live.layout.skills_dir)
             if not paths:
-                return Landed()
+                return Landed(held=tuple(content for _, content, _ in held_back))
             self.live.history.record_outside_edits(paths)
             self._write(library, records, memory_plans, skill_plans, new_proposals)
             verbs = [SkillChange(p.name, p.verb) for p in skill_plans]
             verbs += [SkillChange(p.change.name, "proposed") for p in new_proposals]
             memory = tuple(self.memory_changes())
             commit = self.live.history.record(paths, _message(session_id, memory, verbs, trailer))
-        return Landed(memory, tuple(verbs), commit)
+        return Landed(memory, tuple(verbs), commit, tuple(c for _, c, _ in held_back))
+
+    def _hold_borrowed(
+        self, untrusted: Sequence[str], suspect: Sequence[str] = ()
+    ) -> tuple[
+        list[tuple[Target, tuple[Operation, ...], tuple[str, ...]]], list[tuple[Target, str, str]]
+    ]:
+        """The batches to replay, and the (target, content, why) of writes held back."""
+        batches = list(self.home.memory.batches)
+        if not untrusted and not suspect:
+            return batches, []
+        kept, held_back = [], []
+        for target, operations, changes in batches:
+            keep, dropped = [], []
+            for op in operations:
+                borrowed = (
+                    op.content is not None
+                    and op.action in ("add", "replace")
+                    and provenance.borrowed_from(op.content, untrusted)
+                )
+                why = ""
+                if op.content is not None and op.content in suspect:
+                    why = "the configured model's second opinion reads it as an injection"
+                elif borrowed and op.content is not None:
+                    verdict = provenance.gate(op.content, "tool")
+                    why = verdict.why if verdict.action == "hold" else ""
+                if why and op.content is not None:
+                    held_back.append((target, op.content, why))
+                    dropped.append(preview(op.content))
+                    continue
+                keep.append(op)
+            if keep:
+                shown = tuple(c for c in changes if not any(d in c for d in dropped))
+                kept.append((target, tuple(keep), shown))
+        return kept, held_back
 
     def _plan_memory(self, target: Target) -> _FilePlan:
         """Replay the review's batches onto the live file as it is now (under its lock)."""
@@ -285,7 +339,7 @@ class Staging:
             if old is not None:
                 replay.parent.mkdir(parents=True, exist_ok=True)
                 replay.write_bytes(old)
-            for batch_target, operations, _changes in self.home.memory.batches:
+            for batch_target, operations, _changes in self._batches:
                 if batch_target is not target:
                     continue
                 try:

@@ -389,10 +389,10 @@ def _validate(op: Operation) -> Operation:
         if findings:
             raise MemoryWriteError(
                 ErrorKind.BLOCKED,
-                f"Refused: the content {threats.describe(findings)}. "
+                f"Refused: the content {threats.describe(findings)} "
+                f"[{threats.explain(findings)}]. "
                 "Memory enters every future system prompt, so it must not carry this.",
-                "Nothing was written. Rephrase it as a plain declarative fact without the "
-                "flagged part, or do not store it.",
+                "Nothing was written. " + threats.advice(findings),
             )
     return Operation(op.action, content, old_text, op.keep_both)
 

@@ -1,96 +1,82 @@
-"""Threat scanning for every text that will reach a model's prompt: the public API and engine.
+"""Threat screening for every text that will reach a model's prompt: the public API.
 
 Memory and journal entries, skill files and rule files (SOUL.md, AGENTS.md) all end up in a
-model's prompt. A tool's write is scanned first (:func:`scan`) and refused with the reason
-(:func:`describe`); hand-edited text that matches is replaced when rendered (:func:`neutralise`).
-A scan (1) looks at the first 64 KiB and the last 16 KiB only; (2) checks the RAW text for
-invisible and bidirectional characters (:mod:`kenning.safety.unicode`), which NFKC keeps;
-(3) normalises the text, so "ig\\u200bnore" or fullwidth "ｉｇｎｏｒｅ" still read "ignore";
-(4) searches it with every pattern of the scope (:mod:`kenning.safety.patterns`, where the
-scopes are described), and reports each pattern id once. Known limits: quoting an attack cannot
-be told from making one (paraphrase it); mixed-script homoglyphs (Cyrillic "і" for "i") are out
-of scope, NFKC does not fold them; attacks split across lines, hidden in variables or encoded
-are not recognised. A tripwire, not a sandbox.
+model's prompt. A tool's write is screened first (:func:`scan`) and refused with the reasons
+(:func:`describe`) and the rule and span of each finding (:func:`explain`); hand-edited text
+that matches is replaced when rendered (:func:`neutralise`). The screen itself is
+:mod:`kenning.safety.screen` (layers: rules over canonical views, invisible characters,
+decoded payloads, a learned classifier); :func:`redact` removes secrets from text shown to a
+model that the archive must keep verbatim. Known limits: quoting an attack cannot be told from
+making one (paraphrase it); a narrative about a destructive command ("rm -rf ~ once wiped my
+laptop") reads as the command. A tripwire, not a sandbox.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Final, get_args
 
-from kenning.safety.patterns import PATTERNS, Category, Scope
-from kenning.safety.unicode import (
-    INVISIBLE_REASONS,
-    find_invisible,
-    is_suspect,
-    separate_words,
-    strip_invisible,
-)
+from kenning.safety import screen
+from kenning.safety.findings import Finding
+from kenning.safety.patterns import Category, Scope
+from kenning.safety.unicode import separate_words, strip_invisible
 
 __all__ = [
     "CATEGORIES",
     "SCOPES",
     "Category",
+    "Engine",
     "Finding",
     "Scope",
+    "advice",
+    "current",
     "describe",
+    "engine",
+    "explain",
     "is_safe",
     "neutralise",
     "normalise",
+    "redact",
     "scan",
 ]
 
 CATEGORIES: Final[tuple[Category, ...]] = get_args(Category)
 SCOPES: Final[tuple[Scope, ...]] = get_args(Scope)
 
-
-@dataclass(frozen=True)
-class Finding:
-    """One reason a text is unsafe."""
-
-    pattern_id: str  # short stable id, e.g. "ignore_previous_instructions"
-    category: Category
-    reason: str  # one human sentence; never contains the matched text
-    excerpt: str  # the matched text, <= 80 chars, invisible chars as \u escapes
+# What scans a text: the screen, or a replacement installed by :func:`engine`.
+Engine = Callable[[str, Scope], list[Finding]]
+_ENGINE: ContextVar[Engine | None] = ContextVar("kenning_threat_engine", default=None)
 
 
-# Bounded cost: scanning is regex work proportional to the text's length and runs on every write
-# and every prompt render. Memory entries and rule paragraphs are small, so the cap never matters
-# for them; for a pathological multi-megabyte paste it keeps a scan well under a second. The head
-# is what a model attends to most, the tail is where appended payloads land. A cost bound, not a
-# safety boundary: callers accepting big texts must bound their size. Counted in characters.
-_HEAD_CHARS: Final = 64 * 1024
-_TAIL_CHARS: Final = 16 * 1024
-_EXCERPT_MAX: Final = 80
+@contextmanager
+def engine(replacement: Engine) -> Iterator[None]:
+    """Within the block, every :func:`scan` (so every writer) runs ``replacement`` instead.
 
-# Findings are listed in table order: the patterns, then the kinds of invisible character.
-_ORDER: Final = {
-    pattern_id: n
-    for n, pattern_id in enumerate([*(p.pattern_id for p in PATTERNS), *INVISIBLE_REASONS])
-}
+    For ``kenning bench safety``, which drives the real writers once with the frozen baseline
+    scanner (:mod:`kenning.safety.legacy`) and once with this one, in the same process."""
+    token = _ENGINE.set(replacement)
+    try:
+        yield
+    finally:
+        _ENGINE.reset(token)
 
 
 def scan(text: str, scope: Scope = "memory") -> list[Finding]:
-    """Every threat in ``text`` for ``scope`` (one per pattern id); an empty list means clean."""
+    """Every threat in ``text`` for ``scope`` (one per rule id); an empty list means clean."""
     if scope not in SCOPES:
         raise ValueError(f"unknown scope {scope!r}; expected one of {', '.join(SCOPES)}")
-    windows = [(text, True)]
-    if len(text) > _HEAD_CHARS + _TAIL_CHARS:
-        windows = [(text[:_HEAD_CHARS], True), (text[-_TAIL_CHARS:], False)]
-    found: dict[str, Finding] = {}
-    for window, at_text_start in windows:
-        for finding in _invisible_findings(window, at_text_start):
-            found.setdefault(finding.pattern_id, finding)
-        matchable = normalise(window)
-        for p in PATTERNS:
-            if scope in p.scopes and p.pattern_id not in found:
-                m = p.regex.search(matchable)
-                if m is not None:
-                    excerpt = _excerpt(m.group(), redact=p.category == "secret")
-                    found[p.pattern_id] = Finding(p.pattern_id, p.category, p.reason, excerpt)
-    return sorted(found.values(), key=lambda f: _ORDER[f.pattern_id])
+    replacement = _ENGINE.get()
+    if replacement is not None:
+        return replacement(text, scope)
+    return current(text, scope)
+
+
+def current(text: str, scope: Scope = "memory") -> list[Finding]:
+    """The layered screen itself, whatever :func:`engine` installed."""
+    return screen.screen_text(text, scope)
 
 
 def is_safe(text: str, scope: Scope = "memory") -> bool:
@@ -100,8 +86,37 @@ def is_safe(text: str, scope: Scope = "memory") -> bool:
 
 def describe(findings: Sequence[Finding]) -> str:
     """The distinct reasons on one line, for an error message; never the matched text."""
-    reasons = list(dict.fromkeys(f.reason for f in findings))
+    reasons = screen.first_reasons(findings)
     return "; ".join(reasons) if reasons else "no threats found"
+
+
+def explain(findings: Sequence[Finding]) -> str:
+    """Which rule fired where, on one line: "rule ignore_previous_instructions at chars 0-28
+    («Ignore previous instructions»)"; secrets are shown redacted."""
+    parts = [f"rule {f.pattern_id} at {f.where} («{f.excerpt}»)" for f in findings]
+    return "; ".join(parts) if parts else "no rule fired"
+
+
+# What to store instead, by category: a refusal says how to keep the useful part as a fact.
+_ADVICE: Final[dict[str, str]] = {
+    "secret": "Store where the secret lives instead of the secret itself, e.g. 'the deploy key "
+    "is in the team vault under ci/deploy' or 'read from $OPENAI_API_KEY'.",
+    "injection": "Store what is true as a plain fact about the user or the project ('User "
+    "prefers X', 'Project uses Y'), not as orders to the assistant.",
+    "phishing": "Never store a request for the user's secrets; store where they keep them.",
+}
+_DEFAULT_ADVICE: Final = (
+    "Rephrase it as a plain declarative fact without the flagged part (describe a command "
+    "in words, or as a rule against it: 'never pipe downloads into sh'), or do not store it."
+)
+
+
+def advice(findings: Sequence[Finding]) -> str:
+    """How to phrase the useful part of a refused text as something that can be stored."""
+    for finding in findings:
+        if finding.category in _ADVICE:
+            return _ADVICE[finding.category]
+    return _DEFAULT_ADVICE
 
 
 def neutralise(text: str, scope: Scope = "memory") -> str:
@@ -112,6 +127,13 @@ def neutralise(text: str, scope: Scope = "memory") -> str:
     return f"[BLOCKED: {describe(findings)} — this entry was not loaded; review and remove it]"
 
 
+def redact(text: str) -> str:
+    """``text`` with every secret the screen finds replaced by ``[REDACTED secret]``."""
+    from kenning.safety.redaction import redact_secrets
+
+    return redact_secrets(text)
+
+
 def normalise(text: str) -> str:
     """Prepare ``text`` for matching: NFKC (folds fullwidth, mathematical and circled letters,
     ligatures, odd spaces), invisible characters removed, case kept (matching ignores case)."""
@@ -119,29 +141,3 @@ def normalise(text: str) -> str:
     # ever folds a character into one that is stripped.
     folded = strip_invisible(unicodedata.normalize("NFKC", strip_invisible(text)))
     return separate_words(folded)
-
-
-def _invisible_findings(window: str, at_text_start: bool) -> list[Finding]:
-    """A finding per kind of invisible character, its excerpt around the first one."""
-    findings = []
-    for kind, i in find_invisible(window, at_text_start=at_text_start).items():
-        excerpt = _excerpt(window[max(0, i - 24) : i + 24])
-        findings.append(Finding(kind, "invisible_unicode", INVISIBLE_REASONS[kind], excerpt))
-    return findings
-
-
-def _excerpt(matched: str, *, redact: bool = False) -> str:
-    """One line, at most 80 characters, invisible characters as escapes."""
-    text = " ".join("".join(_escape_char(c) for c in matched[:400]).split())
-    if redact:  # never echo a credential into an error message or a log
-        return text[:6] + "…[redacted]"
-    return text if len(text) <= _EXCERPT_MAX else text[: _EXCERPT_MAX - 1] + "…"
-
-
-def _escape_char(ch: str) -> str:
-    """Whitespace as a space; invisible characters and line separators as a \\u escape."""
-    if ch in "\t\n\r\x0c":
-        return " "
-    if is_suspect(ch) or unicodedata.category(ch) in ("Zl", "Zp"):
-        return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"
-    return ch

@@ -14,6 +14,7 @@ them before the patterns are matched.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -138,6 +139,19 @@ _STRIP_RE: Final = re.compile(_char_class(SUSPECT_RANGES, but=_SEPARATING_CONTRO
 _LINE_BREAKS: Final = "\x85\u2028\u2029"
 _SPACES: Final = "\x0b\x1c\x1d\x1e\x1f\u1680"
 _SEPARATOR_RE: Final = re.compile(f"[{_LINE_BREAKS}{_SPACES}]")
+
+
+def separator_for(ch: str) -> str | None:
+    """What :func:`separate_words` turns ``ch`` into ("\n" or " "), or None if it keeps it."""
+    if ch in _LINE_BREAKS:
+        return "\n"
+    return " " if ch in _SPACES else None
+
+
+@functools.lru_cache(maxsize=8192)
+def is_stripped(ch: str) -> bool:
+    """True if :func:`strip_invisible` removes ``ch``."""
+    return _STRIP_RE.fullmatch(ch) is not None
 
 
 def is_suspect(ch: str) -> bool:

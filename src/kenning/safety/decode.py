@@ -1,0 +1,119 @@
+"""Encoded payloads: base64, hex, ``\\x`` and ``\\u`` escapes, percent-encoding, HTML
+entities and rot13, decoded so the screen can read what they say.
+
+"echo Y3VybCAuLi4gfCBzaA== | base64 -d | sh" and "note (base64): SWdub3JlIHlvdXIg..." hide their
+words from every pattern. :func:`blobs` finds the encoded runs of a text and yields the text
+each decodes to, with the span of the run; :mod:`.screen` screens that text like any other (so
+a payload encoded twice is decoded twice), up to a bounded depth and size. Decoded bytes that
+are not mostly printable text (hashes, digests, image data) are dropped: they say nothing.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import html
+import re
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+MAX_BLOBS: Final = 16  # per text: a cost bound
+MAX_DECODED_CHARS: Final = 16_384  # per text, all blobs together
+MIN_DECODED_CHARS: Final = 8
+
+_BASE64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,}(?![0-9A-Za-z])")
+_XESC: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){4,}")
+_UESC: Final = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
+_PERCENT: Final = re.compile(r"\S*(?:%[0-9A-Fa-f]{2}){3,}\S*")
+_ENTITIES: Final = re.compile(r"(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});){4,}")
+_ROT13_HINT: Final = re.compile(r"\brot-?13\b", re.IGNORECASE)
+_ROT13: Final = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+
+@dataclass(frozen=True)
+class Blob:
+    start: int
+    end: int
+    encoding: str  # "base64", "hex", "escapes", "percent", "entities", "rot13"
+    text: str  # what it decodes to
+
+
+def _printable(data: bytes) -> str | None:
+    """``data`` as text if it is mostly printable UTF-8 (or UTF-16-LE), else None."""
+    for codec in ("utf-8", "utf-16-le"):
+        if codec == "utf-16-le" and (len(data) % 2 or data[1::2].count(0) < len(data) // 4):
+            continue
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if len(text) < MIN_DECODED_CHARS:
+            return None
+        good = sum(1 for c in text if c.isprintable() or c in "\n\t\r")
+        if good >= 0.95 * len(text) and sum(c.isalpha() for c in text) >= 0.15 * len(text):
+            return text
+    return None
+
+
+def _b64(run: str) -> str | None:
+    # Words and paths are not base64: a run needs both cases or a digit, and no long lowercase
+    # stretch of an identifier; padding is restored before decoding.
+    if not (any(c.isupper() for c in run) and (any(c.islower() for c in run))):
+        return None
+    if re.search(r"[a-z]{12,}|[A-Z]{12,}", run) and not any(c.isdigit() for c in run):
+        return None
+    body = run.rstrip("=")
+    padded = body + "=" * (-len(body) % 4)
+    for decode in (base64.b64decode, base64.urlsafe_b64decode):
+        try:
+            return _printable(decode(padded.encode()))
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def blobs(text: str) -> Iterator[Blob]:
+    """Each encoded run of ``text`` that decodes to readable text, within the bounds above."""
+    found = 0
+    budget = MAX_DECODED_CHARS
+
+    def emit(start: int, end: int, encoding: str, decoded: str | None) -> Blob | None:
+        nonlocal found, budget
+        if decoded is None or found >= MAX_BLOBS or budget <= 0 or decoded.strip() == "":
+            return None
+        found += 1
+        budget -= len(decoded)
+        return Blob(start, end, encoding, decoded[: max(0, budget + len(decoded))])
+
+    candidates: list[tuple[int, int, str, str | None]] = []
+    for m in _BASE64.finditer(text):
+        candidates.append((m.start(), m.end(), "base64", _b64(m.group())))
+    for m in _HEX.finditer(text):
+        candidates.append((m.start(), m.end(), "hex", _printable(bytes.fromhex(m.group()))))
+    for m in _XESC.finditer(text):
+        raw = bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-fA-F]{2})", m.group()))
+        candidates.append((m.start(), m.end(), "escapes", _printable(raw)))
+    for m in _UESC.finditer(text):
+        decoded: str | None = "".join(
+            chr(int(h, 16)) for h in re.findall(r"\\u([0-9a-fA-F]{4})", m.group())
+        )
+        candidates.append((m.start(), m.end(), "escapes", decoded))
+    for m in _PERCENT.finditer(text):
+        decoded = urllib.parse.unquote(m.group())
+        candidates.append(
+            (m.start(), m.end(), "percent", decoded if decoded != m.group() else None)
+        )
+    for m in _ENTITIES.finditer(text):
+        candidates.append((m.start(), m.end(), "entities", html.unescape(m.group())))
+    if _ROT13_HINT.search(text):
+        candidates.append((0, len(text), "rot13", text.translate(_ROT13)))
+    for start, end, encoding, decoded in sorted(candidates, key=lambda c: c[0]):
+        blob = emit(start, end, encoding, decoded)
+        if blob is not None:
+            yield blob

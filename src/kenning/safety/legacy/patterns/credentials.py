@@ -1,0 +1,88 @@
+"""Credentials pasted as text: API tokens, private keys, passwords.
+
+Memory is plain text, kept in git and sent in every prompt, so a secret written to it leaks to
+every future conversation and every clone. These rows apply to memory and skills, not to rule
+files, which are the user's own. Placeholders ("sk-your-key-here", "${DB_PASSWORD}",
+"changeme") and references to where a secret lives pass. The matched text of a secret is never
+echoed: the scanner redacts its excerpt.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from kenning.safety.legacy.patterns.schema import MEMORY, Pattern, ascii_regex
+
+_R_SECRET: Final = "looks like a secret; memory is stored in plain text and enters prompts"
+
+PATTERNS: Final[tuple[Pattern, ...]] = (
+    # WHY: memory is plain text, kept in git, sent in every prompt. Vendor formats are
+    # case-sensitive; "sk-your-key-here" passes (real keys contain digits).
+    Pattern(
+        pattern_id="api_token",
+        category="secret",
+        scopes=MEMORY,
+        reason=_R_SECRET,
+        regex=ascii_regex(r"""(?-i:
+            \bsk-(?!ant-)(?=[A-Za-z0-9_-]{0,200}?\d)[A-Za-z0-9_-]{20}  # OpenAI, with a digit
+          | \bsk-ant-[A-Za-z0-9_-]{20}  # Anthropic
+          | \bgh[pousr]_[A-Za-z0-9]{30} | \bgithub_pat_[A-Za-z0-9_]{30}  # GitHub
+          | \b(?:AKIA|ASIA)[0-9A-Z]{16}\b  # AWS access key id
+          | \bxox[baprs]-[A-Za-z0-9-]{10}  # Slack token
+          | hooks\.slack\.com/services/T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{10}
+          | \bAIza[0-9A-Za-z_-]{35}  # Google API key
+          | \b[rs]k_live_[0-9A-Za-z]{20}  # Stripe live key
+          | \beyJ[A-Za-z0-9_-]{10,400}\.eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_-]{10}  # JWT
+        )"""),
+    ),
+    # WHY: a private key is a credential whatever the format (PEM, OpenSSH, PGP).
+    Pattern(
+        pattern_id="private_key_block",
+        category="secret",
+        scopes=MEMORY,
+        reason=_R_SECRET,
+        regex=ascii_regex(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"),
+    ),
+    # WHY: literal passwords; placeholders (${VAR}, <...>, ****, changeme), references pass.
+    Pattern(
+        pattern_id="password_assignment",
+        category="secret",
+        scopes=MEMORY,
+        reason=_R_SECRET,
+        regex=ascii_regex(r"""
+            # 'password = "hunter2hunter2"': a quoted value that is neither a placeholder
+            # ($VAR, {{ var }}, <...>, ***, xxxx, ..., changeme, your-..., example ...) nor
+            # only digits
+            (?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?token|auth[_-]?token
+              |client[_-]?secret|secret[_-]?key|private[_-]?key)
+            ["']?\s*[:=]\s*
+            (?P<q>["'])
+            (?!\s*(?:\$|\{\{|<|\*{3}|x{4}|\.{3}|changeme\b|your[_\s-]|example|placeholder
+                   |redacted|dummy|none\b|null\b))
+            (?![0-9]{1,200}(?P=q))
+            [^"'\s]{6,200}(?P=q)
+            # "DB_PASSWORD=s3cr3t-pass": an upper-case variable, unquoted
+          | (?-i:(?:PASSWORD|PASSWD|SECRET|SECRET_KEY|API_KEY|APIKEY|ACCESS_KEY|ACCESS_TOKEN
+                   |AUTH_TOKEN|API_TOKEN|PRIVATE_KEY)=)
+            (?!\$|\{\{|<|["'`])(?![0-9]{1,200}\b)
+            (?!(?:true|false|none|null|changeme|your_?\w{0,20}|xxx\w{0,20})\b)
+            [^\s"'`]{6}
+            # "?password=..." in a URL or a config line
+          | \b(?:password|passwd|secret|api_key|apikey|access_token|auth_token|client_secret)=
+            (?!\$|\{\{|<|%|\*)(?!(?:true|false|none|null|changeme|password)\b)[^\s&"'`]{6}
+        """),
+    ),
+    # WHY: user:password@ inside a connection URL is a credential too.
+    Pattern(
+        pattern_id="credentials_in_url",
+        category="secret",
+        scopes=MEMORY,
+        reason=_R_SECRET,
+        regex=ascii_regex(r"""
+            # "postgres://app:Sup3rS3cret@db": not "user:password@" or "user:$PASS@"
+            \b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,64}:
+            (?!(?:password|pass|secret|changeme)@|[$<{*])
+            [^\s:/@]{6,128}@
+        """),
+    ),
+)

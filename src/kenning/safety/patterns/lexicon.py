@@ -1,0 +1,333 @@
+"""Intent in many languages: clause rules built from per-language word lists.
+
+An instruction override needs a verb that sets aside or voids ("ignore", "作废", "無視",
+"забудь"), what it sets aside ("instructions", "指令", "правила") and a word that makes them the
+model's own ("previous", "之前", "システム", "разработчик"): a clause holding all three is an
+override whatever the word order; "Ignore the lint warnings" has no such object and passes.
+Each row below lists, per language, the parts that must meet in one clause (see
+:class:`.schema.ClauseRule`). English has its own, stricter, ordered rows in :mod:`.intent`.
+The word lists were written from the languages' common phrasings of each intent, not from
+any test corpus.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from kenning.safety.patterns import schema
+from kenning.safety.patterns.schema import ALL, EVERY, MEMORY, Category, ClauseRule, Scope
+
+_R_OVERRIDE: Final = "tries to override the model's instructions (prompt injection)"
+_R_ROLE: Final = "tries to give the model a new identity or role (prompt injection)"
+_R_CONCEAL: Final = "tries to make the model conceal things from the user (prompt injection)"
+_R_DISABLE: Final = "would stop approvals, confirmations or safety checks from working (injection)"
+_R_SPREAD: Final = "asks to be copied into more memory, skills or rules (self-propagation)"
+_R_PHISH: Final = "phishes for the user's password, code or key (phishing)"
+_R_EXFIL: Final = "asks to send secrets or the conversation to an outside address (exfiltration)"
+
+# ---- override: (void verb, instructions, the model's own) ---------------------------------------
+_OVERRIDE: Final[list[tuple[str, ...]]] = [
+    # Chinese, simplified and traditional
+    (
+        r"忽略|忽視|忽视|无视|無視|不要理会|不要理會|不用理会|别管|別管|忘记|忘記|忘掉|抛开|拋開|"
+        r"丢弃|丟棄|放弃|放棄|(?:不要|不用|不必|无需|無需|别|別)再?(?:遵守|遵循|理会|理會|听从|聽從)|"
+        r"不再(?:遵守|适用|適用|有效)|作废|作廢|失效|无效|無效|过期|過期|废除|廢除",
+        r"指令|指示|提示词?|提示詞|规则|規則|设定|設定|要求|命令|约束|約束|限制",
+        r"之前|以上|上面|上述|先前|此前|前面|以前|原来|原來|原先|原有|前述|系统|系統|"
+        r"开发者|開發者|给你的|給你的|你收到|收到的",
+    ),
+    # Japanese
+    (
+        r"無視|忘れ|従わな|従う必要は?ありません|気にしな|破棄|無効|取り消",
+        r"指示|命令|ルール|プロンプト|制限|設定|規則|ガイドライン",
+        r"これまで|以前|前に|前の|上記|今まで|システム|開発者|与えられた",
+    ),
+    # Korean
+    (
+        r"무시|잊어|잊고|따르지|적용되지|무효|취소",
+        r"지시|명령|규칙|프롬프트|제한|지침|설정",
+        r"이전|시스템|개발자|지금까지|앞의|위의|받은",
+    ),
+    # Russian and Ukrainian
+    (
+        r"игнорир|проигнорир|забудь|забыть|не\s+обращай|не\s+следуй|не\s+соблюдай|отмен|"
+        r"не\s+действу|недействительн|устарел|ігноруй|забудь",
+        r"инструкци|правил|указани|ограничени|промпт|директив|команд|настро|інструкці",
+        r"предыдущ|прежн|системн|разработчик|выше|ранее|тебе\s+дали|"
+        r"которые\s+тебе|попередн",
+    ),
+    # Spanish and Portuguese
+    (
+        r"\b(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite|desconsidere|esqueça|"
+        r"esqueca)\b|no\s+(?:les\s+)?hagas\s+caso|no\s+sigas|deja\s+de\s+seguir|"
+        r"ya\s+no\s+(?:son\s+válidas|aplican|valen|tienen\s+validez)|anulad|não\s+siga|"
+        r"não\s+são\s+mais\s+válidas",
+        r"instrucciones|indicaciones|reglas|órdenes|normas|directrices|restricciones|"
+        r"instruções|instrucoes|regras|orientações|diretrizes|restrições",
+        r"anteriores|previas|prévias|de\s+arriba|del\s+sistema|do\s+sistema|que\s+te\s+(?:dieron|dio)|"
+        r"originales|antes",
+    ),
+    # German
+    (
+        r"\b(?:ignorier\w*|vergiss|vergessen|missacht\w*)\b|nicht\s+mehr\s+(?:beachten|befolgen)|"
+        r"außer\s+Kraft|ungültig|veraltet|gelten\s+nicht\s+mehr",
+        r"Anweisung|Instruktion|Regel|Befehl|Vorgabe|Richtlinie|Systemanweisung|Systemprompt|"
+        r"Einschränkung|gesagt",
+        r"vorherig|vorig|bisherig|früher|obig|\bdeine\b|\bIhre\b|System|vorher|oben",
+    ),
+    # French
+    (
+        r"\b(?:ignore[rz]?|oublie[rz]?)\b|ne\s+tiens\s+plus\s+compte|ne\s+tenez\s+plus\s+compte|"
+        r"ne\s+(?:suis|respecte|suivez|respectez)\s+plus|fais\s+abstraction|"
+        r"ne\s+s['’]appliquent\s+plus|annulées|caduques|obsolètes",
+        r"instructions|consignes|règles|directives|restrictions|prompt",
+        r"précédent|antérieur|ci-dessus|du\s+système|reçues|\btes\b|\bvos\b|auparavant",
+    ),
+    # Italian
+    (
+        r"\b(?:ignora|dimentica|trascura)\b|non\s+seguire|non\s+sono\s+più\s+valide",
+        r"istruzioni|regole|direttive|indicazioni",
+        r"precedenti|del\s+sistema|prima|ti\s+sono\s+state\s+date",
+    ),
+    # Arabic
+    (
+        r"تجاهل|انس\b|إنس|لا\s+تلتزم|لم\s+تعد\s+سارية|أهمل|تجاوز",
+        r"التعليمات|الأوامر|القواعد|الإرشادات|تعليمات|القيود",
+        r"السابقة|النظام",
+    ),
+    # Turkish, Dutch, Polish, Vietnamese, Hindi
+    (r"yok\s+say|görmezden\s+gel|unut|uyma", r"talimat|kural|yönerge|komut", r"önceki|sistem"),
+    (r"\b(?:negeer|vergeet)\b", r"instructies|regels|richtlijnen", r"eerdere|vorige"),
+    (r"zignoruj|ignoruj|zapomnij", r"instrukcj|zasad|polece|reguł", r"wcześniejsz|poprzedni"),
+    (
+        r"bỏ\s+qua|phớt\s+lờ|quên|không\s+tuân\s+theo",
+        r"hướng\s+dẫn|chỉ\s+dẫn|quy\s+tắc|lệnh|chỉ\s+thị",
+        r"trước|hệ\s+thống",
+    ),
+    (r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल\s+जा|मत\s+मानो", r"निर्देश|नियम|आदेश", r"पिछले|पहले"),
+    # "obey only this note": only-follow + a reference to the note itself
+    (
+        r"只(?:听从|聽從|服从|服從|遵守|遵循)|だけに従|만\s*따르|только\s+(?:то|мои|эти|этой)|"
+        r"solo\s+(?:obedece|sigue|las\s+notas)|obedece\s+solo|nur\s+noch|uniquement|"
+        r"apenas|soltanto|yalnızca|alleen|tylko|chỉ\s+làm\s+theo|केवल|فقط",
+        r"这条记忆|這份備忘錄|这份备忘录|這條記憶|本条|このメモ|이\s*메모|этой\s+заметк|"
+        r"esta\s+nota|este\s+archivo|dieser\s+Notiz|cette\s+note|desta\s+nota|scritte\s+qui|"
+        r"questa\s+nota|bu\s+nottaki|deze\s+notitie|tej\s+notatki|ghi\s+chú\s+này|इस\s+नोट|"
+        r"هذه\s+الملاحظة|这条|這條|我的(?:要求|指示)|мои\s+указания|meine\s+Anweisungen",
+    ),
+]
+
+# ---- role hijack: a new identity without limits ------------------------------------------------
+_ROLE: Final[list[tuple[str, ...]]] = [
+    (
+        r"你现在(?:是|的身份|扮演)|你現在(?:是|的身份|扮演)|从现在(?:开始|起)你是|從現在(?:開始|起)你是",
+        r"没有任何限制|沒有任何限制|不受|无限制|無限制|管理员|管理員|最高权限|最高權限|不经确认|不經確認|名叫",
+    ),
+    (r"没有任何限制的|沒有任何限制的|不受(?:开发者|開發者|任何)?.{0,6}(?:约束|約束|限制)",),
+    (r"制限のない|制限なし|として振る舞", r"AI|制限|倫理|ルール"),
+    (r"倫理規定は適用されません|制限を解除",),
+    (r"제한이\s*없는|규칙은\s*너에게\s*적용되지|제한\s*없이",),
+    (
+        r"теперь\s+ты|ты\s+теперь|отныне\s+ты",
+        r"без\s+ограничени|не\s+распространя|свобод|по\s+имени",
+    ),
+    (r"ИИ\s+без\s+ограничений|без\s+каких-либо\s+ограничений",),
+    (
+        r"\bahora\s+eres\b|a\s+partir\s+de\s+ahora\s+eres|agora\s+você\s+é|você\s+agora\s+é",
+        r"sin\s+restricciones|sem\s+restrições|llamad|chamad|sin\s+límites|sem\s+limites",
+    ),
+    (
+        r"\bdu\s+bist\s+(?:ab\s+sofort|jetzt|nun|ab\s+jetzt)\b",
+        r"ohne\s+(?:jegliche\s+)?Einschränkung|"
+        r"keine\s+Richtlinien|ohne\s+Regeln|namens",
+    ),
+    (
+        r"\btu\s+es\s+(?:désormais|maintenant|dorénavant)|\bvous\s+êtes\s+(?:désormais|maintenant)",
+        r"sans\s+(?:aucune\s+)?(?:restriction|limite|règle)|ne\s+refuse\s+jamais|nommé|appelé",
+    ),
+    (r"أنت\s+الآن|من\s+الآن\s+أنت", r"بلا\s+(?:أي\s+)?قيود|بدون\s+قيود|لا\s+تنطبق"),
+    (
+        r"\b(?:da\s+adesso|ora|adesso)\s+sei\b",
+        r"senza\s+limiti|senza\s+restrizioni|non\s+devi\s+più",
+    ),
+]
+
+# ---- concealment -------------------------------------------------------------------------------
+_CONCEAL: Final[list[tuple[str, ...]]] = [
+    (
+        r"(?:不要|别|別|不许|不許|不准|切勿|勿|不可以|不能|绝对不要|絕對不要)"
+        r"(?:告诉|告訴|告知|透露给|透露給|让|讓)(?:用户|使用者|主人|他|她)",
+    ),
+    (r"(?:对|對|向)(?:用户|使用者)(?:隐瞒|隱瞞|保密)|瞒着|瞞著|要对用户保密|要對使用者保密",),
+    (r"回复里也不要提|回覆.*不要提|就说什么都没做|就說什麼都沒做|只说已完成|只說已完成",),
+    (r"ユーザーに(?:は)?(?:言わない|言わず|知らせない|報告しない|伝えない)|内緒|黙って",),
+    (r"사용자에게\s*(?:절대\s*)?(?:알리지|말하지|보고하지)|사용자\s*모르게",),
+    (
+        r"не\s+(?:сообщай|говори|рассказывай|упоминай)\s+(?:об\s+этом\s+)?пользовател|никому\s+не\s+говори|"
+        r"втайне|незаметно\s+для",
+    ),
+    (
+        r"no\s+le\s+(?:digas|cuentes|informes)\s+(?:nada\s+)?al\s+usuario|sin\s+avisar|a\s+escondidas|"
+        r"sin\s+que\s+el\s+usuario|não\s+conte\s+ao\s+usuário|sem\s+avisar|sem\s+que\s+o\s+usuário|"
+        r"às\s+escondidas",
+    ),
+    (
+        r"(?:erwähne|sag|verrate)\w*\s+(?:es\s+)?(?:dem|der)\s+(?:Nutzer|Benutzer)\w*.{0,40}nicht|"
+        r"ohne\s+dass\s+der\s+(?:Nutzer|Benutzer)|heimlich",
+    ),
+    (
+        r"ne\s+(?:le\s+)?(?:dis|dites)\s+(?:surtout\s+)?(?:rien|pas)\s+(?:de\s+\w+\s+)?à\s+l['’]utilisateur|"
+        r"sans\s+que\s+l['’]utilisateur|en\s+cachette",
+    ),
+    (r"non\s+dire\s+(?:nulla\s+)?all['’]utente|di\s+nascosto",),
+    (r"لا\s+تخبر\s+المستخدم|دون\s+علم\s+المستخدم",),
+]
+
+# ---- disabling approvals and safety checks ----------------------------------------------------
+_DISABLE: Final[list[tuple[str, ...]]] = [
+    (
+        r"(?:不需要|不用|不必|无需|無需)再?(?:征求|徵求|询问|詢問|经过|經過)?(?:用户|使用者)?的?(?:确认|確認|同意|批准)|"
+        r"(?:不用|不必|不需要)再?(?:询问|詢問)(?:用户|使用者)|审批流程已经?关闭|審批流程已經?關閉|"
+        r"(?:关闭|關閉)(?:安全检查|安全檢查|审批|審批|确认|確認)|视为已经?批准|視為已經?批准",
+    ),
+    (r"確認を省略|承認なしで|確認せずに|確認なしで",),
+    (r"승인을?\s*받지\s*말고|안전\s*검사는?\s*꺼|확인\s*없이\s*(?:바로\s*)?실행",),
+    (r"отключи\s+(?:все\s+)?проверк|не\s+спрашивай\s+подтвержд|без\s+подтвержден",),
+    (
+        r"desactiva\s+(?:las\s+)?(?:confirmaciones|comprobaciones|verificaciones)|"
+        r"sin\s+pedir\s+(?:permiso|confirmación)|sem\s+pedir\s+(?:permissão|confirmação)",
+    ),
+    (
+        r"(?:nie|nicht)\s+mehr\s+nach\s+(?:einer\s+)?Bestätigung|Freigaben\s+sind\s+abgeschaltet|"
+        r"ohne\s+(?:Bestätigung|Rückfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten",
+    ),
+    (
+        r"désactive\s+les\s+(?:vérifications|confirmations|contrôles)|n['’]attends\s+plus\s+l['’]approbation|"
+        r"sans\s+(?:demander|confirmation|approbation)",
+    ),
+    (r"عطّ?ل\s+فحوصات|دون\s+طلب\s+موافقة",),
+    (r"senza\s+chiedere\s+conferma|disattiva\s+i\s+controlli",),
+]
+
+# ---- self-propagation: (this text, copy it, into memory/skills/rules) -------------------------
+_SPREAD: Final[list[tuple[str, ...]]] = [
+    (
+        r"这段话|這段話|这条指令|這條指令|这条记忆|這條記憶|这句话|這句話|本条|本條|这条|這條",
+        r"加进|加進|加入|写入|寫入|写进|寫進|复制|複製|写回|寫回|添加|重新写|重新寫",
+        r"记忆|記憶|技能|AGENTS|会话|會話|文件|檔案",
+    ),
+    (r"このメモ|この指示|同じ文|この文", r"書き込|追記|コピー|残して", r"スキル|メモリ|メモ"),
+    (r"이\s*지시|이\s*메모|이\s*문장", r"복사|추가|기록|저장", r"메모리|스킬|파일"),
+    (
+        r"этот\s+текст|эту\s+инструкци|эту\s+заметк|этот\s+абзац",
+        r"добавля|копируй|записыва|сохраня",
+        r"памят|навык|файл",
+    ),
+    (
+        r"esta\s+instrucción|esta\s+nota|este\s+párrafo|este\s+parágrafo|esta\s+instrução",
+        r"copia|añade|incluye|inclua|copie|adicione|agrega",
+        r"memoria|memória|habilidad|habilidade",
+    ),
+    (
+        r"diese\s+Anweisung|diese\s+Notiz|diesen\s+Absatz",
+        r"schreib|kopier|füge",
+        r"Gedächtnis|Speicher|Skill",
+    ),
+    (
+        r"cette\s+consigne|cette\s+note|ce\s+paragraphe",
+        r"recopie|ajoute|inclus|copie",
+        r"mémoire|compétence",
+    ),
+]
+
+# ---- phishing: (ask the user, a secret) ------------------------------------------------------
+_PHISH: Final[list[tuple[str, ...]]] = [
+    (
+        r"让用户|讓使用者|让使用者|向用户|向使用者|请用户|請使用者|要求用户|要求使用者",
+        r"密码|密碼|验证码|驗證碼|口令|私钥|私鑰|助记词|助記詞",
+    ),
+    (r"ユーザーに", r"パスワード|ワンタイムコード|暗証番号|認証コード|秘密鍵", r"頼|入力|教え|送"),
+    (r"사용자에게", r"비밀번호|인증\s*코드|암호|개인\s*키", r"요청|입력|알려|보내"),
+    (r"попроси|запроси|узнай\s+у", r"пароль|код\s+из\s+SMS|код\s+подтвержд|ключ"),
+    (r"pídele|pide\s+al|solicita\s+al|peça\s+ao|pede\s+ao", r"contraseña|senha|código|clave"),
+    (
+        r"bitte\s+den\s+(?:Nutzer|Benutzer)|frag\s+den\s+(?:Nutzer|Benutzer)",
+        r"Passwort|TAN|Code|PIN",
+    ),
+    (r"demande\s+à\s+l['’]utilisateur", r"mot\s+de\s+passe|code|clé"),
+    (r"اطلب\s+من\s+المستخدم", r"كلمة\s+المرور|رمز"),
+]
+
+# ---- exfiltration in prose: (send, a secret, an outside address) ------------------------------
+_DEST: Final = (
+    r"https?://|\b[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,}|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
+    r"\b(?:[\w-]{1,63}\.){1,4}(?:com|net|org|io|ru|cn|jp|kr|de|fr|es|tw|br|xyz|dev|app|info)\b"
+)
+_EXFIL: Final[list[tuple[str, ...]]] = [
+    (
+        r"发到|发送到|发送给|发给|上传到|上傳到|传到|傳到|传送到|傳送到|傳送|推送到|提交到|转发到|轉發到|"
+        r"發送到|發到|寄到|发至|傳至",
+        r"\.env|密钥|密鑰|密码|密碼|私钥|私鑰|令牌|凭证|憑證|环境变量|環境變數|对话记录|對話記錄|聊天记录|"
+        r"API|ssh|\.aws",
+        _DEST,
+    ),
+    (
+        r"送信|送って|アップロード|転送|送付",
+        r"環境変数|パスワード|APIキー|秘密鍵|認証情報|会話履歴|"
+        r"トークン|\.env",
+        _DEST,
+    ),
+    (r"보내|전송|업로드", r"API\s*키|비밀번호|대화\s*기록|환경\s*변수|토큰|개인\s*키|\.env", _DEST),
+    (
+        r"отправ|присыл|перешли|загрузи|скинь|выгрузи",
+        r"ключ|парол|токен|учётн|учетн|переписк|"
+        r"истори|\.env|переменные\s+окружения",
+        _DEST,
+    ),
+    (
+        r"\b(?:envía|envia|enviar|sube|manda|reenvía|remite|envie|mande|suba|encaminhe)\b",
+        r"credenciales|credenciais|contraseñas?|senhas?|claves?|chaves?|tokens?|historial|\.env|"
+        r"variables\s+de\s+entorno",
+        _DEST,
+    ),
+    (
+        r"\b(?:schick|sende|übermittle|lade)\w*",
+        r"Zugangsdaten|Passw(?:o|ö)rter|Schlüssel|Token|"
+        r"credentials|\.env|Umgebungsvariablen|\.ssh|\.aws",
+        _DEST,
+    ),
+    (
+        r"\b(?:envoie|envoyer|transmets|téléverse)\b",
+        r"clés?\s+API|mots?\s+de\s+passe|identifiants|"
+        r"jetons?|\.env|historique|variables\s+d['’]environnement",
+        _DEST,
+    ),
+    (r"أرسل|ارسل|ارفع", r"مفاتيح|كلمة\s+المرور|كلمات\s+المرور|\.env|بيانات\s+الاعتماد", _DEST),
+    (r"\b(?:invia|manda|carica)\b", r"credenziali|password|chiavi|token|\.env", _DEST),
+]
+
+
+def clause_rule(
+    pattern_id: str,
+    category: Category,
+    scopes: frozenset[Scope],
+    reason: str,
+    alternatives: list[tuple[str, ...]],
+    *,
+    negatable: bool = False,
+) -> ClauseRule:
+    """A row that reads every view: a German override in leetspeak is still German."""
+    return schema.clause_rule(
+        pattern_id, category, scopes, reason, alternatives, views=EVERY, negatable=negatable
+    )
+
+
+CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
+    clause_rule("override_intl", "injection", MEMORY, _R_OVERRIDE, _OVERRIDE, negatable=True),
+    clause_rule("role_hijack_intl", "injection", MEMORY, _R_ROLE, _ROLE),
+    clause_rule("conceal_intl", "injection", MEMORY, _R_CONCEAL, _CONCEAL),
+    clause_rule("disable_safety_intl", "injection", MEMORY, _R_DISABLE, _DISABLE),
+    clause_rule("self_propagation_intl", "injection", MEMORY, _R_SPREAD, _SPREAD),
+    clause_rule("phishing_intl", "phishing", MEMORY, _R_PHISH, _PHISH),
+    clause_rule("exfil_prose_intl", "exfiltration", ALL, _R_EXFIL, _EXFIL, negatable=True),
+)

@@ -1,0 +1,164 @@
+"""Fake structure: text dressed as a system message, a chat turn, a tool call or a hidden note.
+
+A memory entry is data; when it carries the markers a chat template or a client uses —
+``<|im_start|>system``, ``<system-reminder>``, ``{"role": "system", ...}``, ``Human:`` /
+``Assistant:`` turns, ``<tool_call>`` or ``<function_calls>`` — it asks the model to read it as
+something with more authority than data. Markers written in inline code (`` `<|im_start|>` ``)
+are documentation about templates and pass: the screen blanks inline code before these rows
+read the text (see ``mentions_removed``). Comments that address the model (``<!-- assistant:
+... -->``, ``[//]: # (SYSTEM: ...)``) and markdown images or links whose URL carries a
+variable, a template or a secret are caught here too.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from kenning.safety.patterns.schema import (
+    ALL,
+    BASE,
+    MEMORY,
+    Pattern,
+    ascii_regex,
+    multilingual_regex,
+)
+
+_R_MARKER: Final = "contains a fake chat-role or system marker (prompt injection)"
+
+# Inline code spans: `...` on one line. Blanked (same length) so that markers quoted in
+# documentation do not count, while offsets stay those of the text.
+_INLINE_CODE: Final = re.compile(r"(?<!`)`[^`\n]{1,300}`(?!`)")
+
+
+def mentions_removed(text: str) -> str:
+    """``text`` with every inline code span replaced by spaces of the same length."""
+    if "`" not in text:
+        return text
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group()), text)
+
+
+_ROLE_WORDS: Final = r"(?:system|developer|assistant|user|human|tool|function|model|ipython)"
+_ADDRESSEE: Final = (
+    r"(?:assistant|ai|agent|model|llm|system|bot|claude|gpt|copilot|システム|系统|系統|助手|ИИ"
+    r"|SYSTEM|instructions?)"
+)
+
+PATTERNS: Final[tuple[Pattern, ...]] = (
+    # WHY: special tokens of chat templates, used rather than quoted.
+    Pattern(
+        pattern_id="chat_template_token",
+        category="injection",
+        scopes=MEMORY,
+        reason=_R_MARKER,
+        views=BASE,
+        skip_inline_code=True,
+        regex=ascii_regex(r"""
+            <\|(?:im_start|im_end|im_sep|system|assistant|user|endoftext|begin_of_text|end_of_text
+                |start_header_id|end_header_id|eot_id|eom_id|tool_call|python_tag)\|>
+          | <im_(?:start|end)>
+          | \[/?INST\] | <</?SYS>>
+        """),
+    ),
+    # WHY: XML-ish role and reminder tags; "use <system> tags sparingly" (one open tag in prose)
+    # passes, a tag at a line start, a closing tag or a known client tag does not.
+    Pattern(
+        pattern_id="fake_role_tag",
+        category="injection",
+        scopes=MEMORY,
+        reason=_R_MARKER,
+        views=BASE,
+        skip_inline_code=True,
+        regex=ascii_regex(r"""
+            </?\s*(?:system[-_]reminder|system[-_]prompt|system[-_]message|assistant[-_]response
+              |memory[-_]context|function[-_]results|tool[-_]result|user[-_]message|im[-_]start)\b
+          | </\s*(?:system|assistant|user|human|developer|instructions?|s)\s*>
+          | ^[ \t>]*<\s*(?:system|assistant|user|human|developer|instructions?)\b[^>\n]{0,80}>
+          | <\s*instructions?\s+[^>\n]{0,40}\bpriority\b
+        """),
+    ),
+    # WHY: JSON chat messages with a privileged role.
+    Pattern(
+        pattern_id="fake_role_message",
+        category="injection",
+        scopes=MEMORY,
+        reason=_R_MARKER,
+        views=BASE,
+        skip_inline_code=True,
+        regex=ascii_regex(r"""
+            [{,]\s*["']role["']\s*:\s*["'](?:system|developer|assistant|tool)["']\s*,\s*
+            ["'](?:content|text)["']\s*:
+          | [{,]\s*["'](?:content|text)["']\s*:\s*["'][^"'\n]{0,400}["']\s*,\s*["']role["']\s*:\s*
+            ["'](?:system|developer)["']
+        """),
+    ),
+    # WHY: a conversation transcript inside an entry speaks for the user and the assistant.
+    Pattern(
+        pattern_id="fake_chat_turn",
+        category="injection",
+        scopes=MEMORY,
+        reason="contains fake chat turns that put words in the user's or assistant's mouth "
+        "(prompt injection)",
+        views=BASE,
+        skip_inline_code=True,
+        regex=multilingual_regex(r"""
+            # an assistant turn at a line start (never how a note begins)
+            (?:^|\n)[ \t>*]*(?:Assistant|AI|Asistente|Assistent|Assistente|Ассистент|助手
+              |アシスタント|어시스턴트|المساعد)\s*(?:\([^)\n]{0,30}\))?\s*[:：]
+            # two turns with different speakers: "User: ...\nSystem: ...", "Human: ...\n\nHuman:"
+          | (?:^|\n)[ \t>*]*(?:Human|User|用户|使用者|Humano|Usuario|Usuário|Benutzer|Utilisateur
+              |Пользователь|Человек|ユーザー|사용자)\s*[:：][^\n]{0,400}\n(?:[^\n]*\n){0,6}?[ \t>*]*
+            (?:System|Assistant|AI|Human|系统|助手|Sistema|Asistente|System|Système|Система|システム
+              |시스템)\s*[:：]
+        """),
+    ),
+    # WHY: tool-call syntax makes an entry look like the model's own call or a tool's result.
+    Pattern(
+        pattern_id="fake_tool_call",
+        category="injection",
+        scopes=MEMORY,
+        reason="imitates a tool call or a tool result (prompt injection)",
+        views=BASE,
+        skip_inline_code=True,
+        regex=ascii_regex(r"""
+            <\s*/?\s*(?:tool_call|tool_use|function_calls?|invoke\s+name|function_results?
+              |tool_results?|antml:[a-z_]+)\b
+          | ["']tool_calls["']\s*:\s*\[
+          | ["']type["']\s*:\s*["'](?:tool_use|function_call|tool_call)["']
+          | ["']function["']\s*:\s*\{\s*["']name["']\s*:
+          | \{\s*["']name["']\s*:\s*["'][\w.-]{1,64}["']\s*,\s*
+            ["'](?:arguments|parameters|input)["']\s*:\s*[{"]
+        """),
+    ),
+    # WHY: a comment the reader never sees, addressed to the model.
+    Pattern(
+        pattern_id="hidden_comment_instruction",
+        category="injection",
+        scopes=MEMORY,
+        reason="hides an instruction for the model in a comment (prompt injection)",
+        views=BASE,
+        skip_inline_code=True,
+        regex=multilingual_regex(rf"""
+            <!--[^\n]{{0,40}}?\b{_ADDRESSEE}\b[^\n]{{0,400}}?-->
+          | <!--\s*{_ADDRESSEE}\s*[:：]
+          | ^\s*\[(?://|comment|_|\#)\]:\s*(?:\#|<>)\s*\([^)\n]{{0,40}}?{_ADDRESSEE}
+          | ^\s*\[(?://|comment|_|\#)\]:\s*(?:\#|<>)\s*\([^)\n]{{0,200}}?\b(?:agents?|AI)\s+reading
+        """),
+    ),
+    # WHY: an image or link URL that carries a variable, a template or a secret leaks it when
+    # rendered or followed; ordinary query strings (?q=python) pass.
+    Pattern(
+        pattern_id="templated_link",
+        category="exfiltration",
+        scopes=ALL,
+        reason="embeds a link or image URL that carries a variable, template or secret "
+        "(exfiltration)",
+        views=BASE,
+        skip_inline_code=True,
+        regex=ascii_regex(r"""
+            !?\[[^\]\n]{0,200}\]\(\s*<?https?://[^\s)]{0,300}?
+            (?:\{\{?[^}\s)]{1,60}\}|\$\{?[A-Za-z_]\w{1,60}|<[a-z_]{2,40}>|%7B%7B|%7B[A-Za-z_]
+              |[?&][\w-]{1,30}=(?:[A-Za-z0-9+/_-]{40,}|document\.cookie))
+        """),
+    ),
+)

@@ -1,0 +1,259 @@
+"""The layered screen: every rule of every layer, on every view of a text, in one pass.
+
+Layers, in the order findings are listed:
+
+1. **rules** (:mod:`.patterns`): instruction override, role hijack, concealment, disabling
+   approvals, self-propagation and phishing in many languages; fake structure (chat-template
+   tokens, role tags and messages, chat turns, tool-call syntax, comments addressed to the
+   model, templated links); exfiltration as a secret source and a network sink on one line;
+   persistence, destruction, remote code, reverse shells, foreign pushes; secrets. Each rule
+   reads the views of the text it is written for (:mod:`.canonical`): the base form (NFKC,
+   invisible characters removed) and, where they differ, the bare, folded (confusables
+   skeleton), leetspeak and letter-spacing readings. A negatable rule skips a match that
+   "never", "don't", "不要" ... before it, in the same sentence, turns into a rule against it.
+2. **invisible characters** (:mod:`.unicode`), found in the raw text.
+3. **decoded payloads** (:mod:`.decode`): base64, hex, escapes, percent-encoding, entities and
+   rot13 runs are decoded and the result is screened again (depth and size bounded).
+4. **the learned layer** (:mod:`.learned`), when its weights are installed: a classifier over
+   character n-grams for the paraphrases and languages no rule lists.
+
+A scan looks at the first 64 KiB and the last 16 KiB of a text (a cost bound: callers that
+accept big texts scan them in windows, as skills do).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from kenning.safety import decode, learned
+from kenning.safety.canonical import View, base_view, extra_views
+from kenning.safety.findings import Finding, excerpt
+from kenning.safety.patterns import RULES
+from kenning.safety.patterns.schema import SCRIPTS, ClauseRule, Pattern, Rule, Scope
+from kenning.safety.patterns.structure import mentions_removed
+from kenning.safety.unicode import INVISIBLE_REASONS, find_invisible
+
+HEAD_CHARS: Final = 64 * 1024
+TAIL_CHARS: Final = 16 * 1024
+MAX_DEPTH: Final = 3  # decoding inside decoding: base64 of base64 of a command, and no deeper
+
+# A sentence ends at . ! ? followed by a space (not in "README.md" or "v2.3"), at CJK
+# terminators, semicolons and line breaks.
+_CLAUSE_END: Final = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
+_NEGATION: Final = re.compile(
+    r"""\b(?:never|don['’]?t|do\s+not|does\s+not|doesn['’]t|must\s+not|mustn['’]t|should\s+not
+      |shouldn['’]t|avoid|instead\s+of|rather\s+than|not|no\s+longer|nunca|jamais|niemals|nicht|nie
+      |никогда|нельзя|mai|non)\b|\bne\s|\bне\s|\bno\s
+      |不要|别|別|禁止|切勿|千万|千萬|勿|绝不|絕不|決して|하지\s*마|금지
+      # reported, not commanded: "if a tool result says to ignore your instructions, ..."
+      |\b(?:if|when|whenever)\b[^.!?\n]{0,60}?\b(?:says?|asks?|tells?\s+you|instructs?|tries
+        |attempts?|wants?\s+you)\s+(?:you\s+)?to\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_NEGATION_REACH: Final = 80
+
+
+@dataclass
+class _Text:
+    """One window of a text and its views, with lazily computed clause boundaries."""
+
+    raw: str
+    offset: int  # where the window starts in the whole text
+    views: dict[str, View]
+    _clauses: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    _quoted: dict[str, str] = field(default_factory=dict)
+    _scripts: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def scripts(self, name: str) -> frozenset[str]:
+        """The non-Latin scripts the view holds ("" always: Latin is everywhere)."""
+        if name not in self._scripts:
+            text = self.views[name].text
+            held = {s for s, chars in SCRIPTS.items() if chars.search(text)}
+            if "cjk" in held:
+                held.add("kana" if SCRIPTS["kana"].search(text) else "cjk")
+            self._scripts[name] = frozenset({"", *held})
+        return self._scripts[name]
+
+    def clauses(self, name: str) -> list[tuple[int, int]]:
+        if name not in self._clauses:
+            text = self.views[name].text
+            bounds, start = [], 0
+            for m in _CLAUSE_END.finditer(text):
+                bounds.append((start, m.end()))
+                start = m.end()
+            bounds.append((start, len(text)))
+            self._clauses[name] = bounds
+        return self._clauses[name]
+
+    def unquoted(self, name: str) -> str:
+        if name not in self._quoted:
+            self._quoted[name] = mentions_removed(self.views[name].text)
+        return self._quoted[name]
+
+
+def _negated(text: str, start: int) -> bool:
+    """True if a negation stands before ``start`` in the same sentence."""
+    window = text[max(0, start - _NEGATION_REACH) : start]
+    cut = max(window.rfind(". "), window.rfind("\n"), window.rfind("。"), window.rfind("; "))
+    return _NEGATION.search(window[cut + 1 :]) is not None
+
+
+def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
+    for m in rule.regex.finditer(text):
+        if rule.negatable and _negated(text, m.start()):
+            continue
+        if rule.exempt is not None and rule.exempt(m.group()):
+            continue
+        return m.start(), m.end()
+    return None
+
+
+def _match_clause(rule: ClauseRule, window: _Text, name: str) -> tuple[int, int] | None:
+    text = window.views[name].text
+    held = window.scripts(name)
+    latin_only = name not in ("base", "bare")  # folding leaves other scripts as they were
+    latin_open = rule.latin_gate is None or rule.latin_gate.search(text) is not None
+    for k, alternative in enumerate(rule.alternatives):
+        script = rule.scripts[k] if rule.scripts else ""
+        if script not in held or (latin_only and script) or (not script and not latin_open):
+            continue
+        first, rest = alternative[0], alternative[1:]
+        clauses = window.clauses(name)
+        starts = [c[0] for c in clauses]
+        for m in first.finditer(text):
+            clause = clauses[bisect.bisect_right(starts, m.start()) - 1]
+            if all(part.search(text, clause[0], clause[1]) for part in rest):
+                if rule.negatable and _negated(text, m.start()):
+                    continue
+                return clause[0], clause[1]
+    return None
+
+
+def _find(rule: Rule, window: _Text) -> tuple[str, int, int] | None:
+    """The view and span of the first match of ``rule`` in any of its views, or None."""
+    for name in window.views:
+        if name not in rule.views:
+            continue
+        if isinstance(rule, ClauseRule):
+            span = _match_clause(rule, window, name)
+        else:
+            text = window.unquoted(name) if rule.skip_inline_code else window.views[name].text
+            if rule.gate is not None and rule.gate.search(text) is None:
+                continue
+            span = _match_pattern(rule, text)
+        if span is not None:
+            return name, span[0], span[1]
+    return None
+
+
+def _window_findings(window: _Text, scope: Scope, depth: int) -> Iterator[Finding]:
+    for rule in RULES:
+        if scope not in rule.scopes:
+            continue
+        found = _find(rule, window)
+        if found is None:
+            continue
+        name, start, end = found
+        lo, hi = window.views[name].span(start, end)
+        layer = "clause" if isinstance(rule, ClauseRule) else "pattern"
+        yield Finding(
+            rule.pattern_id,
+            rule.category,
+            rule.reason,
+            excerpt(window.raw[lo:hi], redact=rule.category == "secret"),
+            (window.offset + lo, window.offset + hi),
+            layer,
+        )
+    at_text_start = window.offset == 0
+    for kind, i in find_invisible(window.raw, at_text_start=at_text_start).items():
+        yield Finding(
+            kind,
+            "invisible_unicode",
+            INVISIBLE_REASONS[kind],
+            excerpt(window.raw[max(0, i - 24) : i + 24]),
+            (window.offset + i, window.offset + i + 1),
+            "unicode",
+        )
+    if depth == 0 and scope != "rules":
+        model = learned.load()
+        if model is not None and learned.score(model, window.raw) >= model.block:
+            yield Finding(
+                "learned_injection",
+                "injection",
+                "reads as a prompt injection to the learned classifier (prompt injection)",
+                excerpt(window.raw),
+                (window.offset, window.offset + len(window.raw)),
+                "learned",
+            )
+    if depth >= MAX_DEPTH:
+        return
+    base = window.views["base"]
+    for blob in decode.blobs(base.text):
+        lo, hi = base.span(blob.start, blob.end)
+        for inner in screen_text(blob.text, scope, depth=depth + 1):
+            yield Finding(
+                inner.pattern_id,
+                inner.category,
+                f"{inner.reason}, hidden in {blob.encoding}",
+                inner.excerpt,
+                (window.offset + lo, window.offset + hi),
+                f"decoded:{blob.encoding}",
+            )
+
+
+def _windows(text: str) -> list[tuple[str, int]]:
+    if len(text) <= HEAD_CHARS + TAIL_CHARS:
+        return [(text, 0)]
+    return [(text[:HEAD_CHARS], 0), (text[-TAIL_CHARS:], len(text) - TAIL_CHARS)]
+
+
+def screen_text(text: str, scope: Scope, *, depth: int = 0) -> list[Finding]:
+    """Every finding for ``text`` in ``scope``, one per rule id, in layer order."""
+    found: dict[str, Finding] = {}
+    for raw, offset in _windows(text):
+        base = base_view(raw)
+        views = {"base": base, **{v.name: v for v in extra_views(base)}}
+        for finding in _window_findings(_Text(raw, offset, views), scope, depth):
+            if finding.pattern_id not in found and not _covered(finding, found.values()):
+                found[finding.pattern_id] = finding
+    return list(found.values())
+
+
+def _covered(finding: Finding, earlier: Iterable[Finding]) -> bool:
+    """True if an earlier finding of the same category overlaps it: one thing caught by two
+    rules is reported once, by the earlier row of the table."""
+    start, end = finding.span
+    return any(
+        f.category == finding.category and f.span[0] < end and start < f.span[1] for f in earlier
+    )
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """A screen's verdict with the learned layer's score: blocked, borderline or clean."""
+
+    findings: list[Finding]
+    score: float  # the learned layer's score, 0.0 when it is not installed
+
+    @property
+    def borderline(self) -> bool:
+        """Not refused, but close enough that content from an untrusted source waits for
+        review: the classifier's score is past its review threshold."""
+        model = learned.load()
+        return not self.findings and model is not None and self.score >= model.review
+
+
+def assess(text: str, scope: Scope) -> Assessment:
+    """:func:`screen_text` and the learned layer's score, for callers that weigh provenance."""
+    model = learned.load()
+    score = learned.score(model, text) if model is not None else 0.0
+    return Assessment(screen_text(text, scope), score)
+
+
+def first_reasons(findings: Sequence[Finding]) -> list[str]:
+    """The distinct reasons, in order."""
+    return list(dict.fromkeys(f.reason for f in findings))

@@ -1,0 +1,242 @@
+"""Build corpus.jsonl from the hand-written items in items_malicious.py and items_benign.py.
+
+Run from the repository root: ``python tests/safety/corpus/build.py``. The output is
+deterministic: ids follow the order items are written in, and the split is a stable hash of
+the text, balanced per category (within each (label, category) group, items sorted by hash
+alternate dev / heldout), so adding an item does not reshuffle the others' splits much and
+every category is split about 50/50.
+
+The transforms below (base64, hex, homoglyphs, spacing ...) are what an attacker applies to a
+payload; every payload they are applied to is written out by hand in the item files.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import string
+import sys
+import urllib.parse
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# ---- transforms an attacker applies ------------------------------------------------------------
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def b64url(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def hexstr(text: str) -> str:
+    return text.encode().hex()
+
+
+def xescape(text: str) -> str:
+    """'\\x63\\x75...' as printf/echo -e takes it."""
+    return "".join(f"\\x{b:02x}" for b in text.encode())
+
+
+def urlenc(text: str) -> str:
+    """Every byte percent-encoded, as a smuggled query value."""
+    return "".join(f"%{b:02X}" for b in text.encode())
+
+
+def urlquote(text: str) -> str:
+    return urllib.parse.quote(text, safe="")
+
+
+CYRILLIC = {
+    "a": "а",
+    "e": "е",
+    "o": "о",
+    "p": "р",
+    "c": "с",
+    "x": "х",
+    "y": "у",
+    "i": "і",
+    "s": "ѕ",
+    "j": "ј",
+    "A": "А",
+    "E": "Е",
+    "O": "О",
+    "P": "Р",
+    "C": "С",
+    "T": "Т",
+    "H": "Н",
+    "K": "К",
+    "M": "М",
+    "B": "В",
+}
+GREEK = {
+    "o": "ο",
+    "a": "α",
+    "i": "ι",
+    "v": "ν",
+    "k": "κ",
+    "p": "ρ",
+    "u": "υ",
+    "n": "η",
+    "t": "τ",
+    "y": "γ",
+    "O": "Ο",
+    "A": "Α",
+    "I": "Ι",
+    "E": "Ε",
+    "T": "Τ",
+    "N": "Ν",
+}
+
+
+def homoglyph(text: str, table: dict[str, str], every: int = 1) -> str:
+    """Swap every ``every``-th swappable letter for its look-alike."""
+    out, n = [], 0
+    for ch in text:
+        if ch in table:
+            n += 1
+            if n % every == 0:
+                out.append(table[ch])
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def combining(text: str, marks: str = "\u0301\u0308\u0327\u0323") -> str:
+    """A combining mark after every other letter (Zalgo-lite)."""
+    out, n = [], 0
+    for ch in text:
+        out.append(ch)
+        if ch.isalpha():
+            n += 1
+            if n % 2 == 0:
+                out.append(marks[n % len(marks)])
+    return "".join(out)
+
+
+def spaced(text: str, sep: str = " ", word_sep: str = "   ") -> str:
+    return word_sep.join(sep.join(word) for word in text.split(" "))
+
+
+def zero_width(text: str, char: str = "\u200b", every: int = 2) -> str:
+    out = []
+    for i, ch in enumerate(text):
+        out.append(ch)
+        if ch.isalpha() and i % every == 1:
+            out.append(char)
+    return "".join(out)
+
+
+def fullwidth(text: str) -> str:
+    return "".join(
+        chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else ("\u3000" if c == " " else c) for c in text
+    )
+
+
+def tags(text: str) -> str:
+    """Invisible Unicode tag characters spelling ``text`` (ASCII smuggling)."""
+    return "".join(chr(0xE0000 + ord(c)) for c in text)
+
+
+def ps_enc(script: str) -> str:
+    """PowerShell's -EncodedCommand form: base64 of UTF-16-LE."""
+    return base64.b64encode(script.encode("utf-16-le")).decode()
+
+
+def uescape(text: str) -> str:
+    return "".join(f"\\u{ord(c):04x}" for c in text)
+
+
+def rot13(text: str) -> str:
+    return text.translate(
+        str.maketrans(
+            string.ascii_letters,
+            string.ascii_lowercase[13:]
+            + string.ascii_lowercase[:13]
+            + string.ascii_uppercase[13:]
+            + string.ascii_uppercase[:13],
+        )
+    )
+
+
+_RNG = random.Random(14)
+
+
+def token(prefix: str, n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    """A fake credential in the vendor's format (random, never a real key)."""
+    return prefix + "".join(_RNG.choice(alphabet) for _ in range(n))
+
+
+UPPER_DIGITS = string.ascii_uppercase + string.digits
+B64CHARS = string.ascii_letters + string.digits + "+/"
+HEX = "0123456789abcdef"
+
+# ---- building ----------------------------------------------------------------------------------
+
+
+def _load(name: str) -> list[dict[str, str]]:
+    namespace: dict[str, object] = {**_ctx(), "__name__": name, "ITEMS": []}
+    source = (HERE / f"{name}.py").read_text(encoding="utf-8")
+    exec(
+        compile(source, str(HERE / f"{name}.py"), "exec"), namespace
+    )  # the item files use the transforms above
+    items = namespace["ITEMS"]
+    assert isinstance(items, list)
+    return items
+
+
+def build() -> list[dict[str, str]]:
+    rows: list[dict[str, str]] = []
+    for label, name in (("malicious", "items_malicious"), ("benign", "items_benign")):
+        counters: dict[str, int] = {}
+        for item in _load(name):
+            category = item["category"]
+            counters[category] = counters.get(category, 0) + 1
+            rows.append(
+                {
+                    "id": f"{label[0]}-{category}-{counters[category]:03d}",
+                    "text": item["text"],
+                    "label": label,
+                    "category": category,
+                    "language": item["language"],
+                    "source": item.get("source", "handwritten"),
+                    "split": "",
+                }
+            )
+    groups: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for row in rows:
+        groups.setdefault((row["label"], row["category"]), []).append(row)
+    for members in groups.values():
+        ordered = sorted(members, key=lambda r: hashlib.sha256(r["text"].encode()).hexdigest())
+        for i, row in enumerate(ordered):
+            row["split"] = "dev" if i % 2 == 0 else "heldout"
+    texts = [r["text"] for r in rows]
+    dupes = {t for t in texts if texts.count(t) > 1}
+    if dupes:
+        raise SystemExit(f"duplicate texts: {sorted(dupes)[:3]}")
+    return rows
+
+
+def _ctx() -> dict[str, object]:
+    return {k: v for k, v in globals().items() if not k.startswith("_")}
+
+
+def main() -> int:
+    rows = build()
+    out = HERE / "corpus.jsonl"
+    with out.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    labels = {lab: sum(r["label"] == lab for r in rows) for lab in ("malicious", "benign")}
+    languages = sorted({r["language"] for r in rows})
+    print(f"wrote {len(rows)} rows to {out}: {labels}, languages: {', '.join(languages)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
