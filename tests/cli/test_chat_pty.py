@@ -7,11 +7,56 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pexpect
 
 from kenning.home import Home
+
+
+@contextmanager
+def chat(
+    tmp_path: Path, script: list[Any], *, width: int = 120, **env: str
+) -> Iterator[tuple[pexpect.spawn, Path]]:
+    """`kenning chat` on a pty, its model a scripted wire server; yields (child, requests log)."""
+    script_file = tmp_path / "script.json"
+    script_file.write_text(json.dumps(script))
+    requests_file = tmp_path / "requests.jsonl"
+    wire = [sys.executable, "-m", "kenning.testing.wire", "openai", "--script", str(script_file)]
+    server = subprocess.Popen(
+        [*wire, "--requests", str(requests_file)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert server.stdout is not None
+        base_url = server.stdout.readline().strip()
+        assert base_url.startswith("http://127.0.0.1:")
+        child = pexpect.spawn(
+            sys.executable,
+            ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
+            env={
+                **os.environ,
+                "KENNING_MODEL__BASE_URL": base_url,
+                "KENNING_MODEL__DEFAULT": "local-model",
+                "TERM": "xterm",
+                **env,
+            },
+            encoding="utf-8",
+            timeout=60,
+            dimensions=(40, width),
+        )
+        try:
+            yield child, requests_file
+        finally:
+            child.close()
+        assert child.exitstatus == 0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+        if server.stdout is not None:
+            server.stdout.close()
 
 
 def test_chat_question_tool_call_answer_exit(tmp_path: Path) -> None:
@@ -21,64 +66,21 @@ def test_chat_question_tool_call_answer_exit(tmp_path: Path) -> None:
         "The plan starts with **writing the tests**.",
         "Nothing to save.",  # the /review
     ]
-    script_file = tmp_path / "script.json"
-    script_file.write_text(json.dumps(script))
-    requests_file = tmp_path / "requests.jsonl"
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "kenning.testing.wire",
-            "openai",
-            "--script",
-            str(script_file),
-            "--requests",
-            str(requests_file),
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
-        assert base_url.startswith("http://127.0.0.1:")
-        env = {
-            **os.environ,
-            "KENNING_MODEL__BASE_URL": base_url,
-            "KENNING_MODEL__DEFAULT": "local-model",
-            "TERM": "xterm",
-        }
-        child = pexpect.spawn(
-            sys.executable,
-            ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
-            env=env,
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(40, 120),
-        )
-        try:
-            child.expect("local-model")
-            child.expect("›")
-            child.sendline("What does my plan say?")
-            child.expect("read_file path=plan.md")
-            child.expect("writing the tests")
-            child.expect("›")
-            child.sendline("/review")
-            child.expect("(?i)nothing")
-            child.expect("›")
-            child.sendline("/help")
-            child.expect("/resume")
-            child.expect("›")
-            child.sendline("/exit")
-            child.expect(pexpect.EOF)
-        finally:
-            child.close()
-        assert child.exitstatus == 0
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        if server.stdout is not None:
-            server.stdout.close()
+    with chat(tmp_path, script) as (child, requests_file):
+        child.expect("local-model")
+        child.expect("›")
+        child.sendline("What does my plan say?")
+        child.expect("read_file path=plan.md")
+        child.expect("writing the tests")
+        child.expect("›")
+        child.sendline("/review")
+        child.expect("(?i)nothing")
+        child.expect("›")
+        child.sendline("/help")
+        child.expect("/resume")
+        child.expect("›")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
     requests = [json.loads(line) for line in requests_file.read_text().splitlines()]
     assert len(requests) == 3
     home = Home.open()
@@ -95,50 +97,17 @@ def test_chat_question_tool_call_answer_exit(tmp_path: Path) -> None:
 
 def test_chat_shows_an_empty_answer_as_an_error_and_goes_on(tmp_path: Path) -> None:
     script = [{"stream": [{"choices": []}, "[DONE]"]}, "Second time lucky."]
-    script_file = tmp_path / "script.json"
-    script_file.write_text(json.dumps(script))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "kenning.testing.wire", "openai", "--script", str(script_file)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        base_url = server.stdout.readline().strip()
-        env = {
-            **os.environ,
-            "KENNING_MODEL__BASE_URL": base_url,
-            "KENNING_MODEL__DEFAULT": "local-model",
-            "KENNING_MODEL__MAX_RETRIES": "0",
-            "TERM": "xterm",
-        }
-        child = pexpect.spawn(
-            sys.executable,
-            ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
-            env=env,
-            encoding="utf-8",
-            timeout=60,
-            dimensions=(40, 200),
-        )
-        try:
-            child.expect("›")
-            child.sendline("Say something.")
-            child.expect("the model returned an empty response")
-            child.expect("Try again, or use another model")
-            child.expect("›")
-            child.sendline("Again please.")
-            child.expect("Second time lucky.")
-            child.expect("›")
-            child.sendline("/exit")
-            child.expect(pexpect.EOF)
-        finally:
-            child.close()
-        assert child.exitstatus == 0
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-        if server.stdout is not None:
-            server.stdout.close()
+    with chat(tmp_path, script, width=200, KENNING_MODEL__MAX_RETRIES="0") as (child, _):
+        child.expect("›")
+        child.sendline("Say something.")
+        child.expect("the model returned an empty response")
+        child.expect("Try again, or use another model")
+        child.expect("›")
+        child.sendline("Again please.")
+        child.expect("Second time lucky.")
+        child.expect("›")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
     home = Home.open()
     session = next(s for s in home.archive.sessions(limit=5) if s.source == "cli")
     messages = home.archive.messages(session.id)
