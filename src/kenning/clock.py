@@ -174,11 +174,6 @@ def system_timestamp() -> float:
     return _time.time()
 
 
-def monotonic() -> float:
-    """For durations and timeouts only; never frozen (re-exported for one import)."""
-    return _time.monotonic()
-
-
 def git_date() -> str:
     """``now()`` in the form git's ``GIT_*_DATE`` variables take."""
     return f"@{int(timestamp())} +0000"

@@ -25,7 +25,6 @@ per-language calibration would start from. Nothing here changes a ranking.
 
 from __future__ import annotations
 
-import json
 import statistics
 import tempfile
 import time
@@ -36,7 +35,7 @@ from typing import Any
 
 from kenning.archive.importers.jsonl import import_jsonl
 from kenning.archive.store import Archive
-from kenning.bench.corpus import Corpus
+from kenning.bench.corpus import Corpus, json_objects
 from kenning.config import SearchConfig
 from kenning.embed.cache import CachedEmbedder
 from kenning.search.engine import SearchEngine
@@ -66,16 +65,7 @@ class Query:
 
 def load_queries(path: Path) -> list[Query]:
     out: list[Query] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise AbstainDataError(f"{where}: invalid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise AbstainDataError(f"{where}: expected a JSON object")
+    for where, row in json_objects(path, AbstainDataError):
         lang, kind, split = row.get("lang"), row.get("kind"), row.get("split")
         if lang not in LANGS or kind not in KINDS or split not in SPLITS[1:]:
             raise AbstainDataError(f"{where}: 'lang', 'kind' or 'split' is not a known value")

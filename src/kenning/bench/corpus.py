@@ -14,8 +14,11 @@ so the dense baseline scores exactly what hybrid search fuses.
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +32,29 @@ from kenning.search.text import baseline_fts_query, cjk_index_text, cjk_query_te
 DEPTH = 50
 SYSTEMS = ("fts5_porter_or", "dense", "kenning")
 Progress = Callable[[int], None]
+
+
+def json_objects(path: Path, error: type[Exception]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each non-blank line of a JSONL data file as (``path:line``, object).
+
+    Benchmark data is read strictly: a damaged line is a broken data set, so it
+    raises ``error`` naming the line (importers, by contrast, skip and report).
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: cannot read ({exc})") from exc
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise error(f"{where}: invalid JSON ({exc.msg})") from exc
+        if not isinstance(row, dict):
+            raise error(f"{where}: expected a JSON object")
+        yield where, row
 
 
 class Corpus:

@@ -36,7 +36,6 @@ Tune on dev; report held-out.
 from __future__ import annotations
 
 import hashlib
-import json
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -46,7 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kenning.archive.store import Archive, Message
-from kenning.bench.corpus import SYSTEMS, Corpus, first_rank
+from kenning.bench.corpus import SYSTEMS, Corpus, first_rank, json_objects
 from kenning.bench.stats import p50_p95
 from kenning.config import SearchConfig
 from kenning.embed.cache import CachedEmbedder
@@ -147,25 +146,11 @@ def load(data: Path) -> tuple[list[World], int]:
 
 
 def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         raise LettaDataError(
             f"{path} not found: --data must be the folder holding {READ_FILE} and {UPDATE_FILE}"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LettaDataError(f"{path}: cannot read ({exc})") from exc
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise LettaDataError(f"{where}: invalid JSON ({exc.msg})") from exc
-        if not isinstance(row, dict):
-            raise LettaDataError(f"{where}: expected a JSON object")
-        yield where, row
+        )
+    return json_objects(path, LettaDataError)
 
 
 def _facts(where: str, row: dict[str, Any]) -> tuple[tuple[str, ...], dict[str, Any]]:
