@@ -68,13 +68,16 @@ def test_run_reports_every_language_and_split(tmp_path: Path) -> None:
     report = abstain.run(
         locomo.cached(FakeEmbedder(), tmp_path / "cache.sqlite"), progress=ticks.append
     )
-    assert report["messages"] == 240 and sum(ticks) == report["queries"] == 252
+    queries = abstain.load_queries(abstain.DATA / "queries.jsonl")
+    assert report["messages"] == 240 and sum(ticks) == report["queries"] == len(queries)
     for lang in abstain.LANGS:
         never, answerable = report["never"][lang], report["answerable"][lang]
-        assert never["all"]["n"] == never["dev"]["n"] + never["held_out"]["n"] == 42
-        assert answerable["all"]["n"] == 42 and never["all"]["hard_n"] >= 15
+        n_never = sum(1 for q in queries if q.lang == lang and q.kind == "never")
+        assert never["all"]["n"] == never["dev"]["n"] + never["held_out"]["n"] == n_never
+        assert answerable["all"]["n"] >= 42 and never["all"]["hard_n"] >= 15
+        assert never["all"]["keyword_n"] >= 10 and answerable["all"]["meaning_n"] >= 20
         assert set(report["best_cosine"][lang]) == {"never", "answerable"}
-    assert len(report["per_query"]) == 252
+    assert len(report["per_query"]) == len(queries)
     text = abstain.table(report)
     assert "never mentioned" in text and "held_out" in text and "mixed" in text
 
@@ -95,14 +98,23 @@ def test_the_metrics_can_fail(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_cli_with_the_real_embedder() -> None:
-    """The whole set is small (240 messages, 252 queries): cold it embeds in seconds."""
+    """The whole set is small (240 messages, 376 queries): cold it embeds in seconds."""
     args = ["bench", "abstain", "--cache", str(CACHE)]
     result = CliRunner().invoke(cli, [*args, "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert report["queries"] == 252 and report["floor"] == 0.83
-    # Measured, not a target: English answerable queries keep their evidence today.
-    assert report["answerable"]["en"]["all"]["kenning_lost"] <= 0.1
+    assert report["queries"] >= 376 and report["floor"] == 0.83
+    # Measured, not targets. The calibration refuses more never-mentioned queries
+    # than the plain floor in every language (which never refuses in Chinese) ...
+    for lang in abstain.LANGS:
+        never = report["never"][lang]["all"]
+        assert never["kenning_nothing"] > never["floor_only_nothing"], lang
+    assert report["never"]["zh"]["all"]["kenning_nothing"] >= 0.3
+    # ... without costing answerable ones their evidence (ranking loses some
+    # paraphrases either way: see the "meaning" columns).
+    for lang in abstain.LANGS:
+        answerable = report["answerable"][lang]["all"]
+        assert answerable["kenning_lost"] <= answerable["floor_only_lost"] + 0.03, lang
     human = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert "best cosine over the archive" in human.stdout
 

@@ -65,6 +65,23 @@ def test_run_reports_every_system_and_slice(tmp_path: Path) -> None:
     assert locomo.run(data, again)["embedded_new_texts"] == 0
 
 
+def test_abstention_asks_each_conversation_the_next_ones_questions(tmp_path: Path) -> None:
+    one = json.loads(write_tiny_locomo(tmp_path / "tiny.json").read_text())[0]
+    two = json.loads(json.dumps(one).replace("Ann", "Cy").replace("Rex", "Max"))
+    two["sample_id"] = "conv-2"
+    data = tmp_path / "two.json"
+    data.write_text(json.dumps([one, two]))
+    report = locomo.run(data, locomo.cached(FakeEmbedder(), tmp_path / "cache.sqlite"))
+    abstention = report["abstention"]["all"]
+    # 2 questions with evidence (category 5 is left out) per conversation, both ways
+    assert abstention["foreign_n"] == 4 and abstention["own_n"] == 4
+    assert 0.0 <= abstention["foreign_nothing"] <= 1.0
+    assert "abstention (kenning)" in locomo.table(report)
+    # a single conversation has no "next" one to borrow questions from
+    single = locomo.run(tmp_path / "tiny.json", locomo.cached(FakeEmbedder(), tmp_path / "c2"))
+    assert single["abstention"]["all"]["foreign_n"] == 0
+
+
 def test_conversation_ranges() -> None:
     assert locomo.parse_conversations(None, 3) == [1, 2, 3]
     assert locomo.parse_conversations("1-2,5", 10) == [1, 2, 5]

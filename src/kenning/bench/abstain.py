@@ -8,7 +8,12 @@ three languages (``en``, ``zh``, ``mixed``):
 
 - ``never``: about things never mentioned; those with ``shares`` deliberately
   share one word with the archive ("cup", "staging", "银行") — the hard ones;
-- ``answerable``: with the ids of their evidence messages.
+- ``answerable``: with the ids of their evidence messages; those marked
+  ``meaning_only`` share no content word with their evidence (paraphrases:
+  found by meaning or not at all).
+
+Queries are questions or, with ``shape: keyword``, short keyword phrases (what
+a model often sends to ``session_search``); both kinds have both shapes.
 
 Each query carries its split (dev / held_out, alternating within each
 language and kind). The archive is imported through the real importer, index
@@ -17,8 +22,11 @@ message. Measured for ``kenning`` as it is (``SearchEngine`` with default
 settings, top 10): the share of never-mentioned queries returning nothing,
 and the share of answerable queries losing all their evidence from the top
 10 (and how many of those returned nothing at all). Baselines from the same
-run: FTS5 (returns nothing only when no word matches) and the cosine floor
-alone (best cosine below the embedder's ``relevance_floor``). Each query's
+run: ``floor only``, the same engine without the embedder's abstention
+calibration (it abstains only when no word matched and the best cosine is
+below ``relevance_floor``: the rule before calibration), FTS5 (returns
+nothing only when no word matches) and the cosine floor alone (best cosine
+below ``relevance_floor``, words ignored). Each query's
 best cosine is reported too, per language and kind, since that is what a
 per-language calibration would start from. Nothing here changes a ranking.
 """
@@ -35,7 +43,7 @@ from typing import Any
 
 from kenning.archive.importers.jsonl import import_jsonl
 from kenning.archive.store import Archive
-from kenning.bench.corpus import Corpus, json_objects
+from kenning.bench.corpus import Corpus, FloorOnly, json_objects
 from kenning.config import SearchConfig
 from kenning.embed.cache import CachedEmbedder
 from kenning.search.engine import SearchEngine
@@ -61,6 +69,8 @@ class Query:
     text: str
     evidence: tuple[str, ...] = ()
     shares: str | None = None  # the one archive word a hard never-mentioned query shares
+    shape: str = "question"  # or "keyword"
+    meaning_only: bool = False  # answerable, but no content word in common with the evidence
 
 
 def load_queries(path: Path) -> list[Query]:
@@ -74,8 +84,21 @@ def load_queries(path: Path) -> list[Query]:
             raise AbstainDataError(f"{where}: an answerable query needs its 'evidence' ids")
         if not isinstance(row.get("query"), str) or not isinstance(row.get("id"), str):
             raise AbstainDataError(f"{where}: 'id' and 'query' must be strings")
+        shape = row.get("shape", "question")
+        if shape not in ("question", "keyword"):
+            raise AbstainDataError(f"{where}: 'shape' must be 'question' or 'keyword'")
         out.append(
-            Query(row["id"], lang, kind, split, row["query"], tuple(evidence), row.get("shares"))
+            Query(
+                row["id"],
+                lang,
+                kind,
+                split,
+                row["query"],
+                tuple(evidence),
+                row.get("shares"),
+                shape,
+                row.get("meaning_only") is True,
+            )
         )
     return out
 
@@ -105,6 +128,7 @@ def run(
         engine = SearchEngine(archive, embedder, SearchConfig(), clock=lambda: now)
         corpus = Corpus(archive, engine, embedder)
         corpus.prepare()
+        before = SearchEngine(archive, FloorOnly(embedder), SearchConfig(), clock=lambda: now)
         embedder.embed_queries([q.text for q in queries])  # warm
         floor = embedder.relevance_floor
         for q in queries:
@@ -112,6 +136,7 @@ def run(
             if missing:
                 raise AbstainDataError(f"{q.id}: evidence {missing} is not in the archive")
             hits = [h.id for h in engine.search(q.text, kinds=("message",), limit=TOP).hits]
+            old = [h.id for h in before.search(q.text, kinds=("message",), limit=TOP).hits]
             cos = corpus.best_cosine(q.text)
             fts = corpus.fts5_porter_or(q.text)[:TOP]
             gold = {by_ref[e] for e in q.evidence}
@@ -123,11 +148,15 @@ def run(
                     "split": q.split,
                     "query": q.text,
                     "shares": q.shares,
+                    "shape": q.shape,
+                    "meaning_only": q.meaning_only,
                     "hits": len(hits),
+                    "floor_only_hits": len(old),
                     "best_cosine": round(cos, 4),
                     "fts5_hits": len(fts),
                     "below_floor": floor is not None and cos < floor,
                     "evidence_rank": _rank(hits, gold),
+                    "floor_only_evidence_rank": _rank(old, gold),
                     "fts5_evidence_rank": _rank(fts, gold),
                     "dense_evidence_rank": _rank(corpus.dense(q.text)[:TOP], gold),
                 }
@@ -173,12 +202,16 @@ def _never(rows: list[dict[str, Any]], lang: str) -> dict[str, dict[str, Any]]:
     for split in SPLITS:
         picked = _pick(rows, lang, "never", split)
         hard = [r for r in picked if r["shares"]]
+        keyword = [r for r in picked if r["shape"] == "keyword"]
         out[split] = {
             "n": len(picked),
             "kenning_nothing": _share(picked, lambda r: r["hits"] == 0),
             "kenning_nothing_count": sum(1 for r in picked if r["hits"] == 0),
             "hard_n": len(hard),
             "kenning_nothing_hard": _share(hard, lambda r: r["hits"] == 0),
+            "floor_only_nothing": _share(picked, lambda r: r["floor_only_hits"] == 0),
+            "keyword_n": len(keyword),
+            "kenning_nothing_keyword": _share(keyword, lambda r: r["hits"] == 0),
             "fts5_nothing": _share(picked, lambda r: r["fts5_hits"] == 0),
             "floor_alone_nothing": _share(picked, lambda r: r["below_floor"]),
         }
@@ -189,12 +222,19 @@ def _answerable(rows: list[dict[str, Any]], lang: str) -> dict[str, dict[str, An
     out: dict[str, dict[str, Any]] = {}
     for split in SPLITS:
         picked = _pick(rows, lang, "answerable", split)
+        meaning = [r for r in picked if r["meaning_only"]]
         out[split] = {
             "n": len(picked),
             "kenning_lost": _share(picked, lambda r: r["evidence_rank"] is None),
             "kenning_lost_count": sum(1 for r in picked if r["evidence_rank"] is None),
             "kenning_nothing": _share(picked, lambda r: r["hits"] == 0),
             "kenning_first": _share(picked, lambda r: r["evidence_rank"] == 1),
+            "floor_only_lost": _share(picked, lambda r: r["floor_only_evidence_rank"] is None),
+            "meaning_n": len(meaning),
+            "kenning_lost_meaning": _share(meaning, lambda r: r["evidence_rank"] is None),
+            "floor_only_lost_meaning": _share(
+                meaning, lambda r: r["floor_only_evidence_rank"] is None
+            ),
             "fts5_lost": _share(picked, lambda r: r["fts5_evidence_rank"] is None),
             "dense_lost": _share(picked, lambda r: r["dense_evidence_rank"] is None),
         }
@@ -221,7 +261,7 @@ def table(report: dict[str, Any]) -> str:
         "",
         "never mentioned: share of queries returning nothing (higher is better)",
         f"{'lang':<7}{'split':<10}{'n':>4}{'kenning':>9}{'':>9}{'hard n':>8}{'hard':>8}"
-        f"{'fts5':>8}{'floor alone':>13}",
+        f"{'keyword n':>10}{'keyword':>9}{'floor only':>12}{'fts5':>8}{'floor alone':>13}",
     ]
     for lang in LANGS:
         for split in SPLITS:
@@ -229,14 +269,17 @@ def table(report: dict[str, Any]) -> str:
             lines.append(
                 f"{lang:<7}{split:<10}{c['n']:>4}{c['kenning_nothing']:>9.4f}"
                 f"{'(' + str(c['kenning_nothing_count']) + '/' + str(c['n']) + ')':>9}"
-                f"{c['hard_n']:>8}{c['kenning_nothing_hard']:>8.4f}{c['fts5_nothing']:>8.4f}"
+                f"{c['hard_n']:>8}{c['kenning_nothing_hard']:>8.4f}"
+                f"{c['keyword_n']:>10}{c['kenning_nothing_keyword']:>9.4f}"
+                f"{c['floor_only_nothing']:>12.4f}{c['fts5_nothing']:>8.4f}"
                 f"{c['floor_alone_nothing']:>13.4f}"
             )
     lines += [
         "",
         "answerable: share losing all evidence from the top 10 (lower is better)",
         f"{'lang':<7}{'split':<10}{'n':>4}{'kenning':>9}{'':>9}{'returned nothing':>18}"
-        f"{'evidence first':>16}{'fts5':>8}{'dense':>8}",
+        f"{'evidence first':>16}{'floor only':>12}{'meaning n':>11}{'meaning':>9}"
+        f"{'floor only':>12}{'fts5':>8}{'dense':>8}",
     ]
     for lang in LANGS:
         for split in SPLITS:
@@ -245,6 +288,8 @@ def table(report: dict[str, Any]) -> str:
                 f"{lang:<7}{split:<10}{c['n']:>4}{c['kenning_lost']:>9.4f}"
                 f"{'(' + str(c['kenning_lost_count']) + '/' + str(c['n']) + ')':>9}"
                 f"{c['kenning_nothing']:>18.4f}{c['kenning_first']:>16.4f}"
+                f"{c['floor_only_lost']:>12.4f}{c['meaning_n']:>11}"
+                f"{c['kenning_lost_meaning']:>9.4f}{c['floor_only_lost_meaning']:>12.4f}"
                 f"{c['fts5_lost']:>8.4f}{c['dense_lost']:>8.4f}"
             )
     lines += ["", "best cosine over the archive (min / median / max)"]

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from kenning.archive.store import Archive
-from kenning.embed.base import Embedder
+from kenning.embed.base import Calibration, Embedder, EmbedderIdentity, Vectors
 from kenning.search import index
 from kenning.search.ann import select_top
 from kenning.search.engine import SearchEngine
@@ -55,6 +55,31 @@ def json_objects(path: Path, error: type[Exception]) -> Iterator[tuple[str, dict
         if not isinstance(row, dict):
             raise error(f"{where}: expected a JSON object")
         yield where, row
+
+
+class FloorOnly:
+    """The embedder without its abstention calibration: the engine's rule before it."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self.inner.identity
+
+    @property
+    def relevance_floor(self) -> float | None:
+        return self.inner.relevance_floor
+
+    @property
+    def abstention(self) -> Calibration | None:
+        return None
+
+    def embed_passages(self, texts: Sequence[str]) -> Vectors:
+        return self.inner.embed_passages(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        return self.inner.embed_query(text)
 
 
 class Corpus:

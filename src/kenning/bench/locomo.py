@@ -32,7 +32,7 @@ import numpy as np
 
 from kenning import paths
 from kenning.archive.importers.locomo import import_locomo, read_locomo
-from kenning.bench.corpus import SYSTEMS, Corpus
+from kenning.bench.corpus import SYSTEMS, Corpus, FloorOnly
 from kenning.bench.stats import p50_p95
 from kenning.embed.base import Embedder
 from kenning.embed.cache import CachedEmbedder, open_cache_db
@@ -121,12 +121,14 @@ def run(
     latency: dict[str, list[float]] = {s: [] for s in SYSTEMS}
     turns = sum(len(t) for n in numbers for _, _, t in convs[n - 1].sessions)
     asked = sum(1 for n in numbers for q in convs[n - 1].qa if q.evidence)
+    foreign = {n: _foreign_questions(convs, n) for n in numbers}
     if on_total is not None:
-        on_total(turns + asked)
+        on_total(turns + asked + sum(len(f) for f in foreign.values()))
     started = time.perf_counter()
     dropped = 0
     pooled: list[np.ndarray] = []  # every conversation's vectors, for the prefilter check
     question_vectors: list[np.ndarray] = []
+    nothing: dict[int, dict[str, list[bool]]] = {}  # conv -> own / foreign: returned nothing
     with tempfile.TemporaryDirectory(prefix="kenning-locomo-") as tmp:
         for n in numbers:
             conv = convs[n - 1]
@@ -155,14 +157,35 @@ def run(
                     )
             question_vectors.extend(embedder.embed_queries([q.text for q in qs]))  # warm
             pooled.append(state.vectors)
+            own: list[bool] = []
             for q in qs:
                 for system in SYSTEMS:
                     t0 = time.perf_counter()
                     ranking = state.rank(system, q.text)
                     latency[system].append((time.perf_counter() - t0) * 1000)
                     rows[system].append(score(ranking, q, state.session_of))
+                    if system == "kenning":
+                        own.append(not ranking)
                 if progress is not None:
                     progress(1)
+            embedder.embed_queries(foreign[n])  # warm
+            # The same engine without the abstention calibration: the rule before it.
+            before = SearchEngine(
+                state.archive, FloorOnly(embedder), params=RankParams(recency_weight=0.0)
+            )
+            others, others_before = [], []
+            for text in foreign[n]:
+                others.append(not state.kenning(text))
+                others_before.append(not before.search(text, kinds=("message",)).hits)
+                if progress is not None:
+                    progress(1)
+            own_before = [not before.search(q.text, kinds=("message",)).hits for q in qs]
+            nothing[n] = {
+                "own": own,
+                "foreign": others,
+                "own_before": own_before,
+                "foreign_before": others_before,
+            }
             questions.extend(qs)
             if progress is not None:
                 progress(sum(1 for qa in conv.qa if qa.evidence) - len(qs))
@@ -202,10 +225,50 @@ def run(
         "turns": turns,
         "dropped_evidence_ids": dropped,
         "embedder": embedder.identity.key(),
+        "abstention": _abstention(nothing, parts),
         "prefilter": _prefilter_recall(pooled, question_vectors),
         "embedded_new_texts": embedder.misses,
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def _foreign_questions(convs: Sequence[Any], n: int) -> list[str]:
+    """The next conversation's questions (not category 5): about people and events
+    conversation ``n`` never mentions, so search there should return nothing."""
+    if len(convs) < 2:
+        return []
+    other = convs[n % len(convs)]
+    return [qa.question for qa in other.qa if qa.evidence and qa.category != ADVERSARIAL]
+
+
+def _abstention(
+    nothing: dict[int, dict[str, list[bool]]], parts: dict[str, range]
+) -> dict[str, dict[str, Any]]:
+    """Per half: the share of foreign questions returning nothing (higher is better) and
+    of the conversation's own questions returning nothing (lower is better), for
+    kenning and for the same engine with only the plain relevance floor."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, part in {"all": range(1, 10_000), **parts}.items():
+        pick = {k: [x for n, v in nothing.items() if n in part for x in v[k]] for k in KEYS}
+        if not pick["own"]:
+            continue
+        out[name] = {
+            "foreign_n": len(pick["foreign"]),
+            "foreign_nothing": _rate(pick["foreign"]),
+            "foreign_nothing_floor_only": _rate(pick["foreign_before"]),
+            "own_n": len(pick["own"]),
+            "own_nothing": _rate(pick["own"]),
+            "own_nothing_count": sum(pick["own"]),
+            "own_nothing_floor_only": _rate(pick["own_before"]),
+        }
+    return out
+
+
+KEYS = ("own", "foreign", "own_before", "foreign_before")
+
+
+def _rate(flags: list[bool]) -> float:
+    return round(sum(flags) / len(flags), 4) if flags else 0.0
 
 
 def _within(part: range | None, *, adversarial: bool = True) -> Callable[[Question], bool]:
@@ -262,6 +325,22 @@ def table(report: dict[str, Any]) -> str:
         lines += ["", f"{title} (n={n})", head]
         for name, m in per_system.items():
             lines.append(f"{name:<16}" + "".join(f"{m[k]:>16.3f}" for k in METRICS))
+    abst = report.get("abstention")
+    if abst:
+        lines += [
+            "",
+            "abstention (kenning): the next conversation's questions asked here should return "
+            "nothing; this conversation's own should not",
+            f"{'slice':<10}{'foreign n':>10}{'nothing':>9}{'floor only':>12}{'own n':>8}"
+            f"{'own nothing':>16}{'floor only':>12}",
+        ]
+        for name, c in abst.items():
+            lines.append(
+                f"{name:<10}{c['foreign_n']:>10}{c['foreign_nothing']:>9.3f}"
+                f"{c['foreign_nothing_floor_only']:>12.3f}{c['own_n']:>8}"
+                f"{c['own_nothing']:>10.3f} ({c['own_nothing_count']}){'':>1}"
+                f"{c['own_nothing_floor_only']:>11.3f}"
+            )
     pre = report.get("prefilter")
     if pre:
         shares = ", ".join(f"{v:.3f} at {k}" for k, v in pre["recall_at_10"].items())

@@ -42,7 +42,7 @@ from kenning import clock
 from kenning.archive.store import Archive
 from kenning.bench import scale
 from kenning.bench.stats import p50_p95
-from kenning.embed.base import EmbedderIdentity, normalise
+from kenning.embed.base import Calibration, EmbedderIdentity, normalise
 from kenning.home import Home
 from kenning.mcp.client import payload, stdio_params, stdio_session
 from kenning.mcp.recorder import Peer
@@ -108,6 +108,10 @@ class _RandomVectors:
 
     @property
     def relevance_floor(self) -> float | None:
+        return None
+
+    @property
+    def abstention(self) -> Calibration | None:
         return None
 
     def embed_passages(self, texts: Sequence[str]) -> np.ndarray:

@@ -13,9 +13,9 @@ Invariants every embedder keeps:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,26 @@ class EmbedderIdentity:
         return f"{self.name}|{self.dims}|{self.version}"
 
 
+# Languages an abstention calibration can name (``search.abstain.language``).
+Language = Literal["en", "zh"]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """When a search abstains although words matched (``search.abstain``).
+
+    A query in language L abstains when ``best_cosine + coverage_weight *
+    coverage`` is at or below ``floors[L]``, raised by ``no_word_margin`` when
+    none of the query's words is in any hit. ``source`` names the data the
+    numbers were chosen on, so every tuned constant says where it comes from.
+    """
+
+    floors: Mapping[Language, float]
+    coverage_weight: float
+    no_word_margin: float = 0.0
+    source: str = ""
+
+
 @runtime_checkable
 class Embedder(Protocol):
     @property
@@ -52,6 +72,12 @@ class Embedder(Protocol):
         Cosine bands are model-specific (e5 puts unrelated text at ~.75-.80),
         so each embedder carries its own calibrated floor, or None for none.
         """
+        ...
+
+    @property
+    def abstention(self) -> Calibration | None:
+        """Per-script floors for abstaining even when words matched (``search.abstain``),
+        or None: then only ``relevance_floor`` applies."""
         ...
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors: ...

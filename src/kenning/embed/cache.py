@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kenning.embed.base import Embedder, EmbedderIdentity, Vectors
+from kenning.embed.base import Calibration, Embedder, EmbedderIdentity, Vectors
 
 CACHE_DDL = """CREATE TABLE IF NOT EXISTS embed_cache (
     identity TEXT NOT NULL,
@@ -70,6 +70,10 @@ class CachedEmbedder:
     @property
     def relevance_floor(self) -> float | None:
         return self.inner.relevance_floor
+
+    @property
+    def abstention(self) -> Calibration | None:
+        return self.inner.abstention
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         return self._get(texts, "p")

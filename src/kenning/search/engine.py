@@ -34,7 +34,7 @@ from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
-from kenning.search import ann, fusion, index, lexical, recalls, supersede
+from kenning.search import abstain, ann, fusion, index, lexical, recalls, supersede
 from kenning.search import chunks as chunks_mod
 from kenning.search.meta import MessageMeta
 from kenning.search.models import (
@@ -272,7 +272,50 @@ class SearchEngine:
             else h
             for h in hits
         ]
+        if qvec is not None and hits and self._abstains(query, terms, no_words, pooled, hits):
+            notes.append(
+                "nothing in the archive is close enough to this query to count as a match; "
+                "it was probably never discussed (rephrase with the words used then to check)"
+            )
+            hits = []
         return self._finish(query, hits, mode, notes, scope)
+
+    def _abstains(
+        self,
+        query: str,
+        terms: list[str],
+        no_words: bool,
+        pooled: np.ndarray,
+        hits: list[SearchHit],
+    ) -> bool:
+        """Whether the hits are only the nearest of nothing (see ``search.abstain``):
+        the embedder's plain relevance floor (no word matched, best cosine below
+        it), and where it knows the language, its calibration too."""
+        if self.embedder is None:
+            return False
+        best_cosine = float(pooled[0])
+        floor = self.embedder.relevance_floor
+        plain = no_words and floor is not None and best_cosine < floor
+        calibration = self.embedder.abstention
+        if calibration is None or not abstain.judges(calibration, query):
+            return plain
+        best = 0.0
+        for kind, table in (("message", "message_fts"), ("chunk", "chunk_fts")):
+            ids = [h.id for h in hits if h.kind == kind]
+            if not ids or not terms:
+                continue
+            if kind == "message":
+                n_docs = self._n_docs()
+                counts = lexical.term_doc_counts(self.conn, table, terms, self._term_docs)
+            else:
+                n_docs = int(self.conn.execute("SELECT count(*) FROM chunk_fts").fetchone()[0])
+                counts = lexical.term_doc_counts(self.conn, table, terms)
+            weights = abstain.idf_weights(counts, n_docs)
+            best = max(best, abstain.coverage(self.conn, table, terms, weights, ids))
+        top = hits[0].content if hits[0].kind == "message" else hits[0].text
+        # The plain floor still holds: with no word matched anywhere, a cosine under
+        # it is gibberish-level (its LoCoMo study), whatever the language floor says.
+        return plain or bool(abstain.verdict(calibration, query, best_cosine, top, best))
 
     def _n_docs(self) -> int:
         """Rows in ``message_fts``, counted again only when the index changed.
@@ -306,6 +349,14 @@ class SearchEngine:
         rows = lexical.search_messages(self.conn, kept, where, params)
         best = max((s for _, s in rows), default=0.0)
         lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
+        power = self.params.lex_confidence_power
+        if power > 0 and rows:
+            counts = lexical.term_doc_counts(self.conn, "message_fts", terms, self._term_docs)
+            weights = abstain.idf_weights(counts, n_docs)
+            leaders = [i for i, _ in rows[: self.params.lex_confidence_top]]
+            covered = abstain.coverage(self.conn, "message_fts", terms, weights, leaders)
+            confidence = min(1.0, covered / self.params.lex_confidence_full) ** power
+            lex = {i: v * confidence for i, v in lex.items()}
         if dense is None:
             return _Side(lex, {}, np.zeros(0))
         top, cos = dense.result() if isinstance(dense, Future) else dense

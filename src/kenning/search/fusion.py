@@ -26,6 +26,18 @@ class RankParams:
     # better"; .6 beat .3-.5 and tied .7, and it keeps a weak dense side
     # (adversarial questions) from dragging good lexical hits down.
     w_lex: float = 0.6
+    # Lexical confidence: the lexical side is scaled by min(1, c / full) **
+    # power, c = the idf-weighted share of the query's words in the
+    # best-covering of the top ``lex_confidence_top`` lexical hits. Max-
+    # normalised bm25 makes a match on one minor word ("living", "什么") look
+    # perfect and bury a paraphrase only the dense side finds. Chosen on the
+    # dev splits of ``bench abstain`` (paraphrases sharing no word with their
+    # evidence) with LoCoMo conversations 1-5 as the no-harm check: full .4
+    # left LoCoMo within +-.002 and found more paraphrases; full .55 found
+    # more still but cost LoCoMo 1-5 R@10 .005, and 1.0 cost .01-.03.
+    lex_confidence_power: float = 1.0
+    lex_confidence_top: int = 5
+    lex_confidence_full: float = 0.4
     # Cosines are min-maxed over the top 200: e5 puts everything in a narrow
     # .75-.92 band, and the pool keeps outliers from squashing the scale.
     dense_pool: int = 200

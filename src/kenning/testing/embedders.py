@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kenning.embed.base import EmbedderIdentity, Vectors, normalise
+from kenning.embed.base import Calibration, EmbedderIdentity, Vectors, normalise
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+", re.UNICODE)
@@ -36,8 +36,16 @@ def _features(text: str) -> list[str]:
 class FakeEmbedder:
     """Hashed bag of words; ``name``/``version`` let tests fake an identity change."""
 
-    def __init__(self, dims: int = 1024, *, name: str = "fake/bag-of-words", version: str = "1"):
+    def __init__(
+        self,
+        dims: int = 1024,
+        *,
+        name: str = "fake/bag-of-words",
+        version: str = "1",
+        abstention: Calibration | None = None,
+    ):
         self._identity = EmbedderIdentity(name=name, dims=dims, version=version)
+        self._abstention = abstention
         self.passage_calls = 0
         self.passages_embedded = 0
         self.query_calls = 0
@@ -51,6 +59,11 @@ class FakeEmbedder:
         # Bag-of-words cosines: unrelated text ~0 (hash collisions aside), a
         # single shared content word among a handful gives ~.2-.4.
         return 0.15
+
+    @property
+    def abstention(self) -> Calibration | None:
+        # None unless a test passes one: bag-of-words cosines are not e5's.
+        return self._abstention
 
     def _one(self, text: str) -> Vectors:
         vec = np.zeros(self._identity.dims, dtype=np.float32)
