@@ -6,8 +6,9 @@ document frequency) + cosine over all vectors, exact or, above
 ``search.approximate_above`` vectors, through a projected prefilter
 (``search.ann``) (top-200 pool) →
 candidates and their session neighbours → score fusion, neighbour smoothing
-and session boost (``fusion``) → automated-source penalty and recency →
-optional MMR → top ``limit``.
+and session boost (``fusion``) → automated-source penalty and recency, or
+what the query's time words ask for ("now", "in 2023", "before the move":
+``when``) → optional MMR → top ``limit``.
 
 Invariants: any string is a valid query (never an FTS syntax error); scope
 filters are SQL on both retrievers, so results never leak out of scope; a
@@ -34,7 +35,7 @@ from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
-from kenning.search import ann, fusion, index, lexical, recalls, supersede
+from kenning.search import ann, fusion, index, lexical, recalls, supersede, when
 from kenning.search import chunks as chunks_mod
 from kenning.search.meta import MessageMeta
 from kenning.search.models import (
@@ -46,8 +47,6 @@ from kenning.search.models import (
     SearchResult,
 )
 from kenning.search.text import query_terms
-
-DAY = 86_400.0
 
 
 @dataclass
@@ -227,6 +226,9 @@ class SearchEngine:
         if "chunk" in wanted and self.layout is None:
             wanted = tuple(k for k in wanted if k != "chunk")
         dense = self._catch_up(wanted, notes)
+        timing = when.timing(
+            query, self.clock(), self.params, lambda e: self._event_time(e, scope), notes
+        )
         terms = query_terms(query)
         qvec = None
         if dense and self.embedder is not None and query.strip():
@@ -251,9 +253,9 @@ class SearchEngine:
         scored: list[tuple[float, Kind, int]] = []
         facts: dict[int, tuple[float, float]] = {}
         if "message" in sides:
-            scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts)
+            scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts, timing)
         if "chunk" in sides:
-            scored += self._score_chunks(sides["chunk"], hi, lo)
+            scored += self._score_chunks(sides["chunk"], hi, lo, timing)
         # Score 0 means no word matched and the cosine is at or below the
         # dense pool's floor: nothing but noise, so it is not a hit.
         scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
@@ -272,7 +274,17 @@ class SearchEngine:
             else h
             for h in hits
         ]
-        return self._finish(query, hits, mode, notes, scope)
+        return self._finish(query, hits, mode, notes, scope, timing)
+
+    def _event_time(self, event: str, scope: SearchFilters) -> float | None:
+        """When ``event`` ("the move") was said: its best message hit, looked up
+        in the same scope and not recorded as a recall."""
+        recording, self.record_recalls = self.record_recalls, False
+        try:
+            hits = self.search(event, kinds=("message",), limit=1, filters=scope).hits
+        finally:
+            self.record_recalls = recording
+        return hits[0].created_at if hits else None
 
     def _n_docs(self) -> int:
         """Rows in ``message_fts``, counted again only when the index changed.
@@ -411,6 +423,7 @@ class SearchEngine:
         qvec: np.ndarray | None,
         scope: SearchFilters,
         facts: dict[int, tuple[float, float]],
+        timing: when.Timing,
     ) -> list[tuple[float, Kind, int]]:
         """Message scores; fills ``facts`` (id -> created_at, query cosine) for supersession."""
         cand = sorted(set(side.lex) | set(side.cos))
@@ -446,8 +459,7 @@ class SearchEngine:
         score = np.where(automated, score * self.params.automated_penalty, score)
         stamps = np.fromiter((r[1] for r in rows), np.float64, n)
         facts.update(zip(id_list, zip(stamps.tolist(), cos.tolist(), strict=True), strict=True))
-        age = (self.clock() - stamps) / DAY
-        score = score * fusion.recency_factor(age, self.params, np.ones(n, dtype=bool))
+        score = score * timing.factor(stamps, score, self.clock(), self.params, np.ones(n, bool))
         return list(zip(score.tolist(), itertools.repeat("message"), id_list, strict=False))
 
     def _message_meta(
@@ -520,7 +532,9 @@ class SearchEngine:
             found.update(self._message_meta([list(k) for k in missing], where, params, pairs=True))
         return {**meta, **found}
 
-    def _score_chunks(self, side: _Side, hi: float, lo: float) -> list[tuple[float, Kind, int]]:
+    def _score_chunks(
+        self, side: _Side, hi: float, lo: float, timing: when.Timing
+    ) -> list[tuple[float, Kind, int]]:
         cand = sorted(set(side.lex) | set(side.cos))
         if not cand:
             return []
@@ -534,9 +548,9 @@ class SearchEngine:
         lex = np.array([side.lex.get(i, 0.0) for i in ids])
         cos = np.array([side.cos.get(i, lo) for i in ids])
         base = fusion.base_scores(lex, fusion.dense_norm(cos, hi, lo), self.params.w_lex)
-        age = (self.clock() - np.array([r[2] for r in rows], dtype=np.float64)) / DAY
+        stamps = np.array([r[2] for r in rows], dtype=np.float64)
         decays = np.array([bool(r[1]) for r in rows], dtype=bool)
-        score = base * fusion.recency_factor(age, self.params, decays)
+        score = base * timing.factor(stamps, base, self.clock(), self.params, decays)
         return [(float(s), "chunk", i) for s, i in zip(score, ids, strict=True)]
 
     def _diversify(
@@ -565,6 +579,7 @@ class SearchEngine:
         mode: str,
         notes: list[str],
         scope: SearchFilters,
+        timing: when.Timing | None = None,
     ) -> SearchResult:
         recall_id = None
         if self.record_recalls:
@@ -572,6 +587,7 @@ class SearchEngine:
                 recall_id = recalls.record(self.conn, query, hits, mode, scope, self.clock())
             except sqlite3.OperationalError as exc:
                 notes.append(f"this search was not recorded ({exc})")
+        shown = timing.to_dict() if timing is not None else None
         return SearchResult(
-            query, hits, "hybrid" if mode == "hybrid" else "keyword", notes, recall_id
+            query, hits, "hybrid" if mode == "hybrid" else "keyword", notes, recall_id, shown
         )
