@@ -144,11 +144,11 @@ def test_factors() -> None:
 
 
 def fill(archive: Archive) -> dict[str, int]:
-    """One fact said three times, a year apart; the oldest matches the words best."""
+    """One fact said three times, a year apart; the oldest matches the words a little best."""
     said = {
-        "leeds": (at(2023, 5, 9, 19), "I live in Leeds, my home city, the city I live in."),
+        "leeds": (at(2023, 5, 9, 19), "I live in Leeds, a city I love."),
         "berlin": (at(2024, 3, 5, 19), "The move is done: I live in Berlin."),
-        "lisbon": (at(2025, 4, 8, 19), "Bought a house, I live in Lisbon."),
+        "lisbon": (at(2025, 4, 8, 19), "Bought a house, I live in Lisbon, a lovely city."),
         "other": (at(2025, 4, 20, 19), "The neighbours' dog barked all night."),
     }
     ids = {}
@@ -203,15 +203,22 @@ def test_the_hard_scope_still_wins_over_the_time_words(archive: Archive) -> None
 
 def test_before_an_event_uses_the_event_date(archive: Archive) -> None:
     ids = fill(archive)
-    engine = engine_for(archive)
-    result = engine.search("which city did I live in before I bought a house", kinds=("message",))
-    assert result.hits[0].id != ids["lisbon"]
+    query = "which city did I live in before I bought a house"
+    # without time words, and without recency (an edge replaces it)
+    off = {"time_recent_weight": 0.0, "time_range_weight": 0.0, "recency_weight": 0.0}
+    plain = engine_for(archive, **off).search(query)
+    result = engine_for(archive).search(query, kinds=("message",))
     assert result.time is not None and result.time["anchor"] == "I bought a house"
-    assert result.time["until"].startswith("2025-04-08")
-    after = engine.search("which city did I live in after the move is done", kinds=("message",))
+    assert result.time["until"].startswith("2025-04-08T00:00:00")  # the event's day begins
+    score = {h.id: h.score for h in result.hits}
+    before = {h.id: h.score for h in plain.hits}
+    # the event's own message (it matches the query's words best) is on the wrong side
+    assert score[ids["lisbon"]] == pytest.approx(before[ids["lisbon"]] * 0.5)
+    assert score[ids["berlin"]] >= before[ids["berlin"]] - 1e-9
+    after = engine_for(archive).search("which city did I live in after the move is done")
     assert after.hits[0].id in (ids["berlin"], ids["lisbon"])
-    # the anchor lookups were not recorded as recalls: two searches, two rows
-    assert archive.conn.execute("SELECT count(*) FROM recalls").fetchone()[0] == 2
+    # the event lookups were not recorded as recalls: three searches, three rows
+    assert archive.conn.execute("SELECT count(*) FROM recalls").fetchone()[0] == 3
 
 
 def test_an_event_never_mentioned_dates_nothing(archive: Archive) -> None:

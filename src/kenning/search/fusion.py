@@ -47,21 +47,26 @@ class RankParams:
     # "now / currently / 现在": score x ((1 - w) + w * 0.5 ** (days older than
     # the newest relevant candidate / half-life)), in place of the recency
     # above, so the newest statement wins even when all are a year old;
-    # relevant = scoring >= time_relevant of the best. A date range ("in March
+    # relevant = scoring >= time_recent_relevant of the best (.5 let the newest
+    # small talk win when only the meaning matched: dev "now" queries .83 ->
+    # .92 at .7, LoCoMo within .003 either way). A date range ("in March
     # 2024", "last year"): x ((1 - w) + w * 0.5 ** (days outside the range /
     # half-life)), recency off. Before / after an event: a step down to
-    # (1 - w) on the wrong side of the event's message. (Preferring, inside,
-    # the newest before the event moved the 3 + 3 dev "before" queries from
-    # 1 + 2 to 2 + 0 hits: the event's own session is the newest inside.)
-    # Ranges and edges apply only when a relevant candidate lies inside,
-    # so a range the archive has nothing relevant in (Letta's "in 2021" is
-    # about the facts, not when they were said) changes nothing. Chosen on the
+    # (1 - w) on the wrong side of it ("after": from the event's message on;
+    # "before": before the event's day, whose talk belongs with the event).
+    # (Preferring, inside, the newest before the event moved the 3 + 3 dev
+    # "before" queries from 1 + 2 to 2 + 0 hits.)
+    # A range applies only when a relevant candidate lies inside, so one the
+    # archive has nothing relevant in (Letta's "in 2021" is about the facts,
+    # not when they were said) changes nothing; an edge always (its event was
+    # found in the archive). Chosen on the
     # dev half of ``kenning bench when``; LoCoMo 1-10 is the no-harm check.
     time_recent_weight: float = 0.5
     time_recent_half_life_days: float = 7.0
     time_range_weight: float = 0.5
     time_range_half_life_days: float = 30.0
-    time_relevant: float = 0.5
+    time_recent_relevant: float = 0.7
+    time_range_relevant: float = 0.5  # a relevant candidate inside, the same way
     # MMR trade-off; 1.0 = off (it did not move LoCoMo recall).
     mmr_lambda: float = 1.0
     # Hits scoring under this share of the best hit are dropped: in a small
