@@ -57,6 +57,10 @@ def test_search_json_shows_the_time_intent(tmp_path: Path, frozen: FrozenClock) 
     now = json.loads(run(*keyword, "search", "which city do I live in currently", "--json").stdout)
     assert now["hits"][0]["session_id"] == "new"
     assert now["time"] == {"intent": "recent", "phrase": "currently", "applied": True}
+    human = run(*keyword, "search", "which city do I live in currently")
+    assert "(keyword search; time: newest first ('currently'))" in human.stderr
+    dated = run(*keyword, "search", "which city did I live in, in February 2025").stderr
+    assert "time: 2025-02-01 to 2025-03-01 preferred ('February 2025')" in dated
     plain = json.loads(run(*keyword, "search", "which city do I live in", "--json").stdout)
     assert plain["hits"][0]["session_id"] == "old" and "time" not in plain
 

@@ -308,3 +308,17 @@ def test_statements_written_together_are_a_list_not_a_correction(tmp_path: Path)
     _recall(home, *PORT_QUERIES)
     report = Dreamer(home).run()
     assert all(s.superseded_by is None for s in report.considered)
+
+
+def test_a_candidate_that_changes_a_memory_entry_is_named_not_added(tmp_path: Path) -> None:
+    """MEMORY.md says 5432 (promoted last week, say); the journal now says 6543."""
+    home = _home(tmp_path)
+    home.memory.add(Target.MEMORY, OLD_PORT)
+    _journal(home, 1, NEW_PORT)
+    _recall(home, *PORT_QUERIES)
+    report = Dreamer(home).run()
+    new = next(s for s in report.considered if s.text == NEW_PORT)
+    assert new.verdict.startswith(f"says another value than the MEMORY.md entry {OLD_PORT!r}")
+    assert "kenning memory replace" in new.verdict
+    assert home.memory.read(Target.MEMORY).entries == (OLD_PORT,)
+    assert "says another value than the MEMORY.md entry" in (home.root / "DREAMS.md").read_text()

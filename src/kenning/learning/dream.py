@@ -318,7 +318,15 @@ class Dreamer:
         for entry in entries:
             if src.normalise(entry) == src.normalise(c.text):
                 return "already in MEMORY.md"
-            if src.jaccard(frozenset(query_terms(entry)), c.tokens) >= COVERED:
+            words = frozenset(query_terms(entry))
+            if src.jaccard(words, c.tokens) < DUPLICATE and restate.contradicts(words, c.tokens):
+                # MEMORY.md entries carry no date, so which is newer is the
+                # person's call; never both kept silently
+                return (
+                    f"says another value than the MEMORY.md entry {entry[:60]!r}; not "
+                    "promoted beside it (if this one is current: kenning memory replace)"
+                )
+            if src.jaccard(words, c.tokens) >= COVERED:
                 return f"covered by a MEMORY.md entry: {entry[:60]!r}"
         if "\n" in c.text or threats.scan(c.text, "memory"):
             return "refused by the safety scan"
