@@ -99,6 +99,8 @@ def test_before_and_after_an_event_name_the_event(query: str, intent: str, ancho
         "a sunday roast recipe",
         "the deadline is friday",
         "what did we do after that",  # "that" names no event
+        "How many tournaments has John organized till date?",
+        "what changed since then",
         "Would Caroline still want to pursue counseling?",  # what-if, not now
         "At which 2023 event did they both speak?",  # a year without a preposition
         "the port is 2023",

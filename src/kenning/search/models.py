@@ -119,7 +119,8 @@ class SearchResult:
     recall_id: int | None = None
     # The query's time words and what they did (``search.when``): intent
     # (recent / range / before / after), the range, the phrase, and whether
-    # it shaped the ranking ("applied"); None when the query has none.
+    # it shaped the ranking ("applied"); None when the query has none (or
+    # when nothing at all was found: there was no ranking to shape).
     time: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:

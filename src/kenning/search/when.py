@@ -133,6 +133,8 @@ _EDGE_ZH = re.compile(
     "(?P<edge>之前|以前|之后|以后)"
 )
 _MODAL = re.compile(r"\b(?:would|could|should|might|will)\b", re.IGNORECASE)
+# "till date", "until now", "since then": time words, not events to date.
+_NOT_EVENTS = frozenset({"date", "now", "then", "today", "later", "ever", "yet", "recently"})
 _OPENERS = frozenset({"since", "after", "before", "until", "till", "by"})
 # An event ends where the question goes on ("after the move where did I live").
 _EVENT_END = re.compile(
@@ -375,7 +377,7 @@ def _edge(query: str) -> tuple[Intent, str, re.Match[str]] | None:
     for pattern in (_EDGE_EN, _EDGE_ZH):
         for m in pattern.finditer(query):
             what = _EVENT_END.split(m["what"], maxsplit=1)[0].strip()
-            if query_terms(what):
+            if set(query_terms(what)) - _NOT_EVENTS:
                 return _EDGES[m["edge"].lower()], what, m
     return None
 
