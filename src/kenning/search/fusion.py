@@ -49,7 +49,9 @@ class RankParams:
     # above, so the newest statement wins even when all are a year old;
     # relevant = scoring >= time_recent_relevant of the best (.5 let the newest
     # small talk win when only the meaning matched: dev "now" queries .83 ->
-    # .92 at .7, LoCoMo within .003 either way). A date range ("in March
+    # .92 at .7, LoCoMo within .003 either way); half-life 30 d (7 d took the
+    # answer of 我最近在读哪本书 out of ``bench abstain``'s top 10 — a loosely
+    # matching message a month newer won — and moved nothing here). A date range ("in March
     # 2024", "last year"): x ((1 - w) + w * 0.5 ** (days outside the range /
     # half-life)), recency off. Before / after an event: a step down to
     # (1 - w) on the wrong side of it ("after": from the event's message on;
@@ -62,7 +64,7 @@ class RankParams:
     # found in the archive). Chosen on the
     # dev half of ``kenning bench when``; LoCoMo 1-10 is the no-harm check.
     time_recent_weight: float = 0.5
-    time_recent_half_life_days: float = 7.0
+    time_recent_half_life_days: float = 30.0
     time_range_weight: float = 0.5
     time_range_half_life_days: float = 30.0
     time_recent_relevant: float = 0.7
