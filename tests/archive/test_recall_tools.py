@@ -159,3 +159,11 @@ def test_secrets_in_old_sessions_are_redacted_for_the_model_but_kept_in_the_arch
     assert key not in shown and "[REDACTED secret]" in shown and "for the deploy" in shown
     stored = [m.content for m in archive.messages(sid)]
     assert any(key in text for text in stored)
+
+
+def test_session_search_says_what_the_query_asked_of_time(archive: Archive) -> None:
+    """The model sees why "now" put the newest first (and nothing when no time word)."""
+    fill(archive, "deploy", ["how do we deploy?", "Run make deploy on bastion-7"])
+    asked = tool_for(archive)({"query": "how do we deploy now"})
+    assert asked["time"]["intent"] == "recent" and asked["time"]["phrase"] == "now"
+    assert "time" not in tool_for(archive)({"query": "how do we deploy"})

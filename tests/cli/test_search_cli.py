@@ -8,6 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from kenning.cli import cli
+from kenning.clock import FrozenClock
 
 FIXTURES = Path(__file__).resolve().parents[1] / "archive" / "fixtures"
 
@@ -32,6 +33,36 @@ def test_keyword_search_over_messages_and_memory() -> None:
     assert weather["hits"] and all(h["kind"] == "message" for h in weather["hits"])
     nothing = run(*keyword, "search", "qorvax blint zuphem")
     assert "No matches." in nothing.stdout
+
+
+def test_search_json_shows_the_time_intent(tmp_path: Path, frozen: FrozenClock) -> None:
+    """ "now" ranks the newest statement first and says so under "time"; a query
+    without time words has no "time" field."""
+    rows = [
+        ("old", "2025-02-01T09:00:00Z", "I live in Leeds, a nice city."),
+        ("new", "2026-11-01T09:00:00Z", "The move is done, I live in the city of Lisbon now."),
+    ]
+    # other talk, so that "city" and "live" are not this archive's stopwords
+    rows += [("misc", f"2026-10-{d:02d}T09:00:00Z", f"note {d} about tea") for d in range(1, 9)]
+    history = tmp_path / "history.jsonl"
+    history.write_text(
+        "".join(
+            json.dumps({"session_id": s, "role": "user", "content": c, "timestamp": t}) + "\n"
+            for s, t, c in rows
+        ),
+        encoding="utf-8",
+    )
+    keyword = ("--set", "embedding.provider=none")
+    run(*keyword, "sessions", "import", "jsonl", str(history))
+    now = json.loads(run(*keyword, "search", "which city do I live in currently", "--json").stdout)
+    assert now["hits"][0]["session_id"] == "new"
+    assert now["time"] == {"intent": "recent", "phrase": "currently", "applied": True}
+    human = run(*keyword, "search", "which city do I live in currently")
+    assert "(keyword search; time: newest first ('currently'))" in human.stderr
+    dated = run(*keyword, "search", "which city did I live in, in February 2025").stderr
+    assert "time: 2025-02-01 to 2025-03-01 preferred ('February 2025')" in dated
+    plain = json.loads(run(*keyword, "search", "which city do I live in", "--json").stdout)
+    assert plain["hits"][0]["session_id"] == "old" and "time" not in plain
 
 
 def test_index_status_and_update_with_the_real_embedder() -> None:

@@ -231,3 +231,94 @@ def test_a_full_memory_skips_instead_of_truncating(tmp_path: Path) -> None:
     assert home.memory.read(Target.MEMORY).entries == (
         "An existing entry that fills most of the budget already.",
     )
+
+
+OLD_PORT = "The staging database is on port 5432 behind pgbouncer."
+NEW_PORT = "The staging database moved to port 6543 behind pgbouncer."
+PORT_QUERIES = ("staging database port", "pgbouncer port", "staging database pgbouncer")
+
+
+def test_a_candidate_a_newer_statement_contradicts_is_never_promoted(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    _journal(home, 3, OLD_PORT)
+    _journal(home, 1, NEW_PORT)
+    _recall(home, *PORT_QUERIES)
+    report = Dreamer(home).run()
+
+    by_text = {s.text: s for s in report.considered}
+    old, new = by_text[OLD_PORT], by_text[NEW_PORT]
+    assert old.verdict.startswith("superseded by a newer statement: " + repr(NEW_PORT))
+    assert new.verdict == "promoted" and new.superseded_by is None
+    assert home.memory.read(Target.MEMORY).entries == (NEW_PORT,)
+    rows = report.to_dict()["considered"]
+    assert isinstance(rows, list)
+    shown = {row["text"]: row.get("superseded_by") for row in rows}
+    assert shown[OLD_PORT] == {
+        "text": NEW_PORT,
+        "source": f"memory/{(NOW - timedelta(days=1)).date()}.md#L4",
+    }
+    assert shown[NEW_PORT] is None
+    dreams = (home.root / "DREAMS.md").read_text()
+    assert "Superseded by a newer statement, so not promoted (1):" in dreams
+    day = (NOW - timedelta(days=1)).date()
+    assert f'"{OLD_PORT}"' in dreams and f'→ "{NEW_PORT}" (memory/{day}.md#L4, {day})' in dreams
+
+
+def test_a_correction_said_in_chat_counts_even_unrecalled(tmp_path: Path) -> None:
+    """The newer statement need not be a candidate: a person said it in a session."""
+    home = _home(tmp_path)
+    _journal(home, 3, OLD_PORT)
+    _recall(home, *PORT_QUERIES)
+    said = (NOW - timedelta(days=1)).timestamp()
+    sid = home.archive.start_session("cli", started_at=said)
+    home.archive.append(sid, Message("user", f"Heads up. {NEW_PORT}", created_at=said))
+    # neither a question nor an automated session's message corrects anything
+    asked = home.archive.start_session("cli", started_at=said + 60)
+    home.archive.append(
+        asked, Message("user", "Is the staging database on port 7000 behind pgbouncer?")
+    )
+    cron = home.archive.start_session("cron", started_at=said + 120)
+    home.archive.append(
+        cron, Message("assistant", "The staging database is on port 7777 behind pgbouncer.")
+    )
+    report = Dreamer(home).run()
+    old = next(s for s in report.considered if s.text == OLD_PORT)
+    assert old.superseded_by is not None and old.superseded_by.text == f"Heads up. {NEW_PORT}"
+    assert old.superseded_by.source.ref == f"session {sid} #1"
+    assert not home.layout.memory_file.exists()
+
+
+def test_what_is_said_again_or_only_echoed_supersedes_nothing(tmp_path: Path) -> None:
+    home = _home(tmp_path)
+    _journal(home, 3, OLD_PORT)
+    _journal(home, 2, "Staging database: port 5432 behind pgbouncer, yes.")  # an echo
+    _journal(home, 1, "Deploys to staging go through the release branch only.")
+    _recall(home, *PORT_QUERIES)
+    report = Dreamer(home).run()
+    assert all(s.superseded_by is None for s in report.considered)
+    assert not any(s.verdict.startswith("superseded") for s in report.considered)
+    assert home.memory.read(Target.MEMORY).entries  # one of the two said-again facts
+
+
+def test_statements_written_together_are_a_list_not_a_correction(tmp_path: Path) -> None:
+    """Ten minutes apart at least, as in search's supersession (journal heading times)."""
+    home = _home(tmp_path)
+    _journal(home, 2, OLD_PORT)
+    _journal(home, 2, NEW_PORT)  # the same minute
+    _recall(home, *PORT_QUERIES)
+    report = Dreamer(home).run()
+    assert all(s.superseded_by is None for s in report.considered)
+
+
+def test_a_candidate_that_changes_a_memory_entry_is_named_not_added(tmp_path: Path) -> None:
+    """MEMORY.md says 5432 (promoted last week, say); the journal now says 6543."""
+    home = _home(tmp_path)
+    home.memory.add(Target.MEMORY, OLD_PORT)
+    _journal(home, 1, NEW_PORT)
+    _recall(home, *PORT_QUERIES)
+    report = Dreamer(home).run()
+    new = next(s for s in report.considered if s.text == NEW_PORT)
+    assert new.verdict.startswith(f"says another value than the MEMORY.md entry {OLD_PORT!r}")
+    assert "kenning memory replace" in new.verdict
+    assert home.memory.read(Target.MEMORY).entries == (OLD_PORT,)
+    assert "says another value than the MEMORY.md entry" in (home.root / "DREAMS.md").read_text()

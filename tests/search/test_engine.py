@@ -14,6 +14,7 @@ from kenning.home import Home
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
 from kenning.search.index import IndexIdentityError
+from kenning.search.meta import CandidateMeta
 from kenning.search.models import SearchFilters
 from kenning.testing import FakeEmbedder
 
@@ -298,13 +299,14 @@ def test_neighbours_are_found_when_sessions_interleave(
             stored = archive.append(sid, Message(role, f"{sid[:4]} message {i}"))  # type: ignore[arg-type]
             assert stored.id is not None
             ids[sid].append(stored.id)
+    cands, conn = CandidateMeta(), archive.conn
     for sid, mid in ((a, ids[a][1]), (b, ids[b][1])):
-        meta = engine._with_neighbours(engine._message_meta([mid], "", []), "", [])
+        meta = cands.with_neighbours(conn, list(cands.lookup(conn, [mid], "", [])), "", [])
         expected = {ids[sid][0], ids[sid][1]} | ({ids[sid][2]} if sid == a else set())
         assert set(meta) == expected
     scoped, params = SearchFilters(roles=("user",)).message_sql()
-    meta = engine._with_neighbours(
-        engine._message_meta([ids[a][1]], scoped, params), scoped, params
+    meta = cands.with_neighbours(
+        conn, list(cands.lookup(conn, [ids[a][1]], scoped, params)), scoped, params
     )
     assert set(meta) == set(ids[a][:3])
 

@@ -45,3 +45,9 @@ def test_any_text_is_a_valid_fts_query(text: str) -> None:
     for match in (fts_or_query(query_terms(text)), baseline_fts_query(text)):
         if match:
             conn.execute("SELECT rowid FROM f WHERE f MATCH ?", (match,)).fetchall()
+
+
+def test_a_date_glued_to_chinese_is_its_own_search_term() -> None:
+    """ "2024年3月测试" was one token (digits and CJK are both \\w) that matched nothing."""
+    assert query_terms("2024年3月测试环境的端口")[:3] == ["2024", "年", "3"]
+    assert "3" in query_terms("Model 3是特斯拉")

@@ -151,6 +151,8 @@ class SessionSearch:
         }
         if result.notes:
             response["notes"] = result.notes
+        if result.time is not None:  # "now", "in 2023", "before the move": why this order
+            response["time"] = result.time
         if newer:
             response["superseded"] = (
                 "Messages marked superseded_by were restated differently later; the later "

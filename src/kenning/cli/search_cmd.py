@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from datetime import UTC, datetime
+from typing import Any
 
 import click
 
@@ -53,7 +54,24 @@ def search(
             where += f"  (superseded by message {hit.superseded_by}, said later)"
         click.echo(f"{number:>2}. [{hit.score:.3f}] {where}")
         click.echo(f"    {' '.join(text.split())[:200]}")
-    click.echo(f"({result.mode} search)", err=True)
+    click.echo(f"({result.mode} search{_time_text(result.time)})", err=True)
+
+
+def _time_text(time: dict[str, Any] | None) -> str:
+    """ "; time: 2024-03-01 to 2024-04-01 preferred ("March 2024")" — why the order changed."""
+    if not time:
+        return ""
+    since, until = str(time.get("since", ""))[:10], str(time.get("until", ""))[:10]
+    what = {
+        "recent": "newest first",
+        "before": f"before {until} preferred",
+        "after": f"from {since} on preferred",
+    }.get(str(time["intent"]))
+    if what is None:  # a range, open on either side
+        what = f"{since or '…'} to {until or '…'} preferred"
+    if not time.get("applied"):
+        what += ", but nothing relevant lies there: ranked as usual"
+    return f"; time: {what} ({time['phrase']!r})"
 
 
 @click.group("index")

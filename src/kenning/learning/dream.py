@@ -14,7 +14,11 @@ and the clock, so a run can be repeated, dry-run and tested on any date:
   not older than ``max_age_days`` — at most ``max_promotions`` per run, best
   first, within MEMORY.md's budget (a candidate that does not fit is skipped,
   nothing is ever cut), never one already in MEMORY.md, covered by an entry,
-  or promoted before (a person who removed it meant it).
+  or promoted before (a person who removed it meant it), and never one that a
+  newer statement contradicts — "the staging DB is on port 5432", then days
+  later "staging DB moved to port 6543" (journal or any interactive message,
+  recalled or not; ``memory.restate``): the newer may be promoted, and
+  DREAMS.md names the older as superseded and by what.
 
 Writing: MEMORY.md is read once and hashed; just before the rename, under the
 file's lock, it is hashed again, and a file changed since it was read is
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -45,6 +50,7 @@ from kenning.fsutil import FileStamp, atomic_write, held
 from kenning.home import Home
 from kenning.learning import dream_sources as src
 from kenning.learning.dream_report import render_report, write_report
+from kenning.memory import restate
 from kenning.memory.entries import (
     ENTRY_SEPARATOR,
     UnparseableFileError,
@@ -58,6 +64,9 @@ from kenning.search.text import query_terms
 
 PHASES = ("light", "rem", "deep")
 DUPLICATE = 0.9  # Jaccard above which two candidates are one
+# Statements this close together are a list, not a correction (as in search's
+# supersession, ``fusion.RankParams.supersede_gap_s``).
+SUPERSEDE_GAP_S = 600.0
 COVERED = 0.6  # ... and above which an existing MEMORY.md entry already says it
 WEIGHTS = {
     "relevance": 0.30,
@@ -85,6 +94,7 @@ class Scored:
     score: float = 0.0
     parts: dict[str, float] = field(default_factory=dict)
     verdict: str = ""  # "promoted", or why not
+    superseded_by: src.Statement | None = None  # a later statement that changes its value
 
     @property
     def text(self) -> str:
@@ -122,7 +132,16 @@ class DreamReport:
                 "queries": sorted(c.queries),
                 "sources": [x.ref for x in c.sources],
                 "verdict": s.verdict,
-            }
+            } | (
+                {
+                    "superseded_by": {
+                        "text": s.superseded_by.text,
+                        "source": s.superseded_by.source.ref,
+                    }
+                }
+                if s.superseded_by is not None
+                else {}
+            )
 
         return {
             "at": self.now.isoformat(timespec="seconds"),
@@ -180,10 +199,7 @@ class Dreamer:
 
         located = {}
         for item in items:
-            ref = src.SourceRef(
-                "journal", f"memory/{item.day.isoformat()}.md#L{item.line}", item.day
-            )
-            located[(item.day, item.line)] = add(item.text, ref)
+            located[(item.day, item.line)] = add(item.text, item.ref())
         for hit in hits:
             if hit.kind != "chunk" or hit.item_id not in chunks:
                 continue
@@ -247,8 +263,11 @@ class Dreamer:
         # A little past the age gate, so the report can say what aged out.
         window = cfg.max_age_days + cfg.rem_days
         scored = rank([score(c, now, theme_words) for c in self.candidates(now, window)])
+        first = now.date() - timedelta(days=max(1, window) - 1)
+        later = superseders(src.said_since(self.home, self.home.archive.conn, first))
         new_entries = list(entries)
         for item in scored:
+            item.superseded_by = later(item.candidate)
             item.verdict = self._gate(item, now, new_entries, ledger, budget, len(report.promoted))
             if item.verdict == "promoted":
                 new_entries.append(item.text)
@@ -280,6 +299,11 @@ class Dreamer:
     ) -> str:
         cfg = self.config
         c = item.candidate
+        if item.superseded_by is not None:
+            by = item.superseded_by
+            return (
+                f"superseded by a newer statement: {by.text!r} ({by.source.ref}, {by.source.day})"
+            )
         age = (now.date() - c.newest).days
         if age > cfg.max_age_days:
             return f"too old: {age} days > {cfg.max_age_days}"
@@ -294,7 +318,15 @@ class Dreamer:
         for entry in entries:
             if src.normalise(entry) == src.normalise(c.text):
                 return "already in MEMORY.md"
-            if src.jaccard(frozenset(query_terms(entry)), c.tokens) >= COVERED:
+            words = frozenset(query_terms(entry))
+            if src.jaccard(words, c.tokens) < DUPLICATE and restate.contradicts(words, c.tokens):
+                # MEMORY.md entries carry no date, so which is newer is the
+                # person's call; never both kept silently
+                return (
+                    f"says another value than the MEMORY.md entry {entry[:60]!r}; not "
+                    "promoted beside it (if this one is current: kenning memory replace)"
+                )
+            if src.jaccard(words, c.tokens) >= COVERED:
                 return f"covered by a MEMORY.md entry: {entry[:60]!r}"
         if "\n" in c.text or threats.scan(c.text, "memory"):
             return "refused by the safety scan"
@@ -409,6 +441,36 @@ def merge_near_duplicates(found: list[src.Candidate]) -> list[src.Candidate]:
         else:
             kept.append(candidate)
     return kept
+
+
+def superseders(
+    said: list[src.Statement],
+) -> Callable[[src.Candidate], src.Statement | None]:
+    """A lookup: the newest statement said after a candidate (``SUPERSEDE_GAP_S``
+    or more after its newest source) that keeps its subject and changes its
+    value (``memory.restate.contradicts``), or None. Questions ask, they do not
+    correct; a near-duplicate is the same fact said again."""
+    kept = [(s, s.tokens) for s in said if not s.text.rstrip().endswith(("?", "？"))]
+    postings: dict[str, list[int]] = {}
+    for k, (_, words) in enumerate(kept):
+        for word in words:
+            postings.setdefault(word, []).append(k)
+
+    def newest_against(candidate: src.Candidate) -> src.Statement | None:
+        words = candidate.tokens
+        after = max(s.at for s in candidate.sources) + SUPERSEDE_GAP_S
+        shared = Counter(k for w in words for k in postings.get(w, ()))
+        found = [
+            kept[k][0]
+            for k, n in shared.items()
+            if n >= restate.SHARED
+            and kept[k][0].source.at >= after
+            and src.jaccard(words, kept[k][1]) < DUPLICATE
+            and restate.contradicts(words, kept[k][1])
+        ]
+        return max(found, key=lambda s: s.source.at, default=None)
+
+    return newest_against
 
 
 def score(candidate: src.Candidate, now: datetime, theme_words: set[str]) -> Scored:

@@ -29,12 +29,25 @@ def _line(s: Scored, *, why: bool) -> str:
     c = s.candidate
     queries = ", ".join(f'"{q}"' for q in sorted(c.queries)[:4]) or "none"
     sources = ", ".join(x.ref for x in c.sources[:4])
-    text = c.text if len(c.text) <= 160 else c.text[:159] + "…"
+    text = _short(c.text)
     tail = f" — {s.verdict}" if why else ""
     return (
         f'- "{text}" (score {s.score:.2f}; recalled {len(c.recalls)}× by {queries}; '
         f"from {sources}){tail}"
     )
+
+
+def _superseded(s: Scored) -> str:
+    assert s.superseded_by is not None
+    by = s.superseded_by
+    return (
+        f'- "{_short(s.candidate.text)}" (from {", ".join(x.ref for x in s.candidate.sources[:4])})'
+        f' → "{_short(by.text)}" ({by.source.ref}, {by.source.day})'
+    )
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 160 else text[:159] + "…"
 
 
 def render_report(report: DreamReport) -> str:
@@ -64,7 +77,13 @@ def render_report(report: DreamReport) -> str:
         if report.promoted:
             out.append("Promoted:")
             out += [_line(s, why=False) for s in report.promoted]
-        rejected = [s for s in report.considered if s.verdict != "promoted"]
+        superseded = [s for s in report.considered if s.superseded_by is not None]
+        if superseded:
+            out.append(f"Superseded by a newer statement, so not promoted ({len(superseded)}):")
+            out += [_superseded(s) for s in superseded]
+        rejected = [
+            s for s in report.considered if s.verdict != "promoted" and s.superseded_by is None
+        ]
         if rejected:
             out.append(f"Not promoted ({len(rejected)}; the best {min(SHOWN, len(rejected))}):")
             out += [_line(s, why=True) for s in rejected[:SHOWN]]

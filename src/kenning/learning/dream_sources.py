@@ -29,7 +29,7 @@ import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from kenning.home import Home
@@ -58,6 +58,7 @@ class SourceRef:
     kind: Literal["journal", "message"]
     ref: str  # "memory/2026-11-29.md#L12" or "session <id> #<seq>"
     day: date
+    at: float = 0.0  # when it was said (a journal entry: its heading's time), unix seconds
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,12 @@ class JournalItem:
     line: int  # 1-based
     text: str
     source: str
+    at: float = 0.0  # the entry's heading time on that day (local), unix seconds
+
+    def ref(self) -> SourceRef:
+        return SourceRef(
+            "journal", f"memory/{self.day.isoformat()}.md#L{self.line}", self.day, self.at
+        )
 
 
 def journal_items(home: Home, first: date, last: date) -> list[JournalItem]:
@@ -138,6 +145,7 @@ def journal_items(home: Home, first: date, last: date) -> list[JournalItem]:
 def _parse_day(day: date, text: str) -> list[JournalItem]:
     items: list[JournalItem] = []
     source = ""
+    at = datetime.combine(day, datetime.min.time()).timestamp()
     current: list[str] = []
     start = 0
     fenced = False
@@ -146,7 +154,7 @@ def _parse_day(day: date, text: str) -> list[JournalItem]:
         nonlocal current
         body = clean(" ".join(current))
         if source and MIN_CHARS <= len(body) <= MAX_CHARS:
-            items.append(JournalItem(day, start, body, source))
+            items.append(JournalItem(day, start, body, source, at))
         current = []
 
     for number, line in enumerate(text.splitlines(), 1):
@@ -159,7 +167,9 @@ def _parse_day(day: date, text: str) -> list[JournalItem]:
         heading = _HEADING.match(line)
         if heading or line.startswith("#"):
             flush()
-            source = heading.group(2) if heading else source
+            if heading:
+                source = heading.group(2)
+                at = datetime.combine(day, time.fromisoformat(heading.group(1))).timestamp()
             continue
         item = _ITEM.match(line)
         if item or not line.strip():
@@ -325,7 +335,8 @@ def recalled_messages(
         internal = isinstance(flags, dict) and (flags.get("flush") or "compaction" in flags)
         if source in INTERACTIVE and role in ("user", "assistant") and not internal:
             day = datetime.fromtimestamp(float(created)).date()
-            usable[int(mid)] = (str(content), SourceRef("message", f"session {sid} #{seq}", day))
+            ref = SourceRef("message", f"session {sid} #{seq}", day, float(created))
+            usable[int(mid)] = (str(content), ref)
     out = []
     for hit in hits:
         if hit.kind == "message" and hit.item_id in usable:
@@ -338,13 +349,61 @@ def recalled_messages(
 
 def best_passage(content: str, query: str) -> str:
     """The message itself when short, else its paragraph or sentence closest to the query."""
-    text = clean(content)
-    if MIN_CHARS <= len(text) <= MAX_CHARS:
-        return text
+    pieces = _pieces(content)
+    if len(pieces) == 1 and pieces[0] == clean(content):
+        return pieces[0]
     terms = set(query_terms(query))
-    pieces = [clean(p) for p in re.split(r"\n\s*\n|(?<=[.!?])\s+", _RECALLED.sub(" ", content))]
-    pieces = [p for p in pieces if MIN_CHARS <= len(p) <= MAX_CHARS and not _SHELL.match(p)]
     if not pieces or not terms:
         return ""
     best = max(pieces, key=lambda p: len(terms & set(query_terms(p))))
     return best if terms & set(query_terms(best)) else ""
+
+
+# -- what was said later ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A journal item or a sentence of an interactive message, with when it was said."""
+
+    text: str
+    source: SourceRef
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(query_terms(self.text))
+
+
+def said_since(home: Home, conn: sqlite3.Connection, first: date) -> list[Statement]:
+    """Everything a person or an interactive session said from ``first`` on: the
+    journal items dreaming would read and the user's and assistant's messages
+    (their sentences when long), whether recalled or not — what a candidate is
+    checked against before promotion, so a fact corrected later is never promoted."""
+    items = interactive_items(home, journal_items(home, first, date.max), conn)
+    out = [Statement(i.text, i.ref()) for i in items]
+    since = datetime.combine(first, datetime.min.time()).timestamp()
+    placeholders = ",".join("?" * len(INTERACTIVE))
+    rows = conn.execute(
+        "SELECT m.session_id, m.seq, m.content, m.meta, m.created_at FROM messages m "
+        f"JOIN sessions s ON s.id = m.session_id WHERE s.source IN ({placeholders}) "
+        "AND m.role IN ('user', 'assistant') AND m.created_at >= ?",
+        (*sorted(INTERACTIVE), since),
+    ).fetchall()
+    for sid, seq, content, meta, created in rows:
+        flags = json.loads(meta) if meta else {}
+        if isinstance(flags, dict) and (flags.get("flush") or "compaction" in flags):
+            continue
+        day = datetime.fromtimestamp(float(created)).date()
+        ref = SourceRef("message", f"session {sid} #{seq}", day, float(created))
+        for piece in _pieces(str(content or "")):
+            out.append(Statement(piece, ref))
+    return out
+
+
+def _pieces(content: str) -> list[str]:
+    """The message when short, else its paragraphs and sentences (as ``best_passage`` cuts)."""
+    text = clean(content)
+    if MIN_CHARS <= len(text) <= MAX_CHARS:
+        return [text]
+    pieces = [clean(p) for p in re.split(r"\n\s*\n|(?<=[.!?])\s+", _RECALLED.sub(" ", content))]
+    return [p for p in pieces if MIN_CHARS <= len(p) <= MAX_CHARS and not _SHELL.match(p)]

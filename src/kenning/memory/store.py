@@ -42,6 +42,7 @@ from kenning.fsutil import (
     read_regular,
 )
 from kenning.history import History
+from kenning.memory import restate
 from kenning.memory.entries import (
     UnparseableFileError,
     decode,
@@ -51,7 +52,6 @@ from kenning.memory.entries import (
 )
 from kenning.paths import HomeLayout
 from kenning.safety import threats
-from kenning.search.text import query_terms
 
 Action = Literal["add", "replace", "remove"]
 
@@ -470,23 +470,11 @@ def _locate(entries: list[str], old_text: str, before: MemoryState) -> int:
 
 # An add "restates" an entry when it keeps its words but not all of them: the
 # same subject and attribute with another value ("Project uses pnpm 8" -> "…
-# pnpm 9"). At least 3 shared words, and token Jaccard >= .5 or >= .7 of the
-# entry's words kept. Chosen on Letta's update set, dev worlds (facts as entries, corrections as
-# adds): .66 of corrections caught, .42 % of other facts of the same world
-# flagged; held-out .69 / .48 %. The add still lands (a false alarm must not
-# block a write: "Project A uses pnpm" / "Project B uses pnpm" looks alike),
-# but the result names the entry and how to replace it: never both silently.
-_RESTATE_JACCARD = 0.5
-_RESTATE_KEPT = 0.7
-_RESTATE_SHARED = 3
-
-
-def _restates(entry: str, content: str) -> bool:
-    old, new = frozenset(query_terms(entry)), frozenset(query_terms(content))
-    shared = len(old & new)
-    if shared < _RESTATE_SHARED or old == new:
-        return False  # two words in common ("deploy … make") is a pattern, not a subject
-    return shared >= _RESTATE_JACCARD * len(old | new) or shared >= _RESTATE_KEPT * len(old)
+# pnpm 9"; thresholds and their split in ``memory.restate``). The add still
+# lands (a false alarm must not block a write: "Project A uses pnpm" /
+# "Project B uses pnpm" looks alike), but the result names the entry and how
+# to replace it: never both silently.
+_restates = restate.restates
 
 
 def _over_budget(before: MemoryState, after: MemoryState) -> MemoryWriteError:

@@ -28,6 +28,8 @@ import sqlite3
 from collections.abc import Sequence
 
 from kenning.embed.base import Calibration, Language
+from kenning.search import lexical
+from kenning.search.models import SearchHit
 from kenning.search.text import STOPWORDS, quote_term
 
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -101,6 +103,30 @@ def coverage(
         for (rowid,) in rows:
             got[int(rowid)] += weight
     return max(got.values()) / total
+
+
+def hit_coverage(
+    conn: sqlite3.Connection,
+    terms: Sequence[str],
+    hits: Sequence[SearchHit],
+    n_messages: int,
+    message_term_docs: dict[str, int] | None = None,
+) -> float:
+    """``coverage`` over the message hits and the memory-chunk hits, whichever is higher;
+    idf from each table's own document counts (``message_term_docs``: the engine's cache)."""
+    best = 0.0
+    for kind, table in (("message", "message_fts"), ("chunk", "chunk_fts")):
+        ids = [h.id for h in hits if h.kind == kind]
+        if not ids or not terms:
+            continue
+        if kind == "message":
+            n_docs = n_messages
+            counts = lexical.term_doc_counts(conn, table, list(terms), message_term_docs)
+        else:
+            n_docs = int(conn.execute("SELECT count(*) FROM chunk_fts").fetchone()[0])
+            counts = lexical.term_doc_counts(conn, table, list(terms))
+        best = max(best, coverage(conn, table, terms, idf_weights(counts, n_docs), ids))
+    return best
 
 
 def judges(calibration: Calibration | None, query: str) -> bool:

@@ -6,8 +6,9 @@ document frequency) + cosine over all vectors, exact or, above
 ``search.approximate_above`` vectors, through a projected prefilter
 (``search.ann``) (top-200 pool) →
 candidates and their session neighbours → score fusion, neighbour smoothing
-and session boost (``fusion``) → automated-source penalty and recency →
-optional MMR → top ``limit``.
+and session boost (``fusion``) → automated-source penalty and recency, or
+what the query's time words ask for ("now", "in 2023", "before the move":
+``when``) → optional MMR → top ``limit``.
 
 Invariants: any string is a valid query (never an FTS syntax error); scope
 filters are SQL on both retrievers, so results never leak out of scope; a
@@ -34,9 +35,9 @@ from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
-from kenning.search import abstain, ann, fusion, index, lexical, recalls, supersede
+from kenning.search import abstain, ann, fusion, index, lexical, recalls, supersede, when
 from kenning.search import chunks as chunks_mod
-from kenning.search.meta import MessageMeta
+from kenning.search.meta import CandidateMeta
 from kenning.search.models import (
     KINDS,
     IndexReport,
@@ -46,8 +47,6 @@ from kenning.search.models import (
     SearchResult,
 )
 from kenning.search.text import query_terms
-
-DAY = 86_400.0
 
 
 @dataclass
@@ -119,8 +118,7 @@ class SearchEngine:
         self._ann = ann.ProjectedPrefilter()
         self._worker: ThreadPoolExecutor | None = None  # dense search beside FTS5, big archives
         self._doc_count: tuple[bytes | None, int] | None = None  # (_data ids 1+10, count)
-        self._sources: dict[str, str] = {}  # session id -> source (immutable)
-        self._meta = MessageMeta()
+        self._candidates = CandidateMeta()
         self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
 
     @property
@@ -227,6 +225,9 @@ class SearchEngine:
         if "chunk" in wanted and self.layout is None:
             wanted = tuple(k for k in wanted if k != "chunk")
         dense = self._catch_up(wanted, notes)
+        timing = when.timing(
+            query, self.clock(), self.params, lambda e: self._event_time(e, scope), notes
+        )
         terms = query_terms(query)
         qvec = None
         if dense and self.embedder is not None and query.strip():
@@ -251,9 +252,9 @@ class SearchEngine:
         scored: list[tuple[float, Kind, int]] = []
         facts: dict[int, tuple[float, float]] = {}
         if "message" in sides:
-            scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts)
+            scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts, timing)
         if "chunk" in sides:
-            scored += self._score_chunks(sides["chunk"], hi, lo)
+            scored += self._score_chunks(sides["chunk"], hi, lo, timing)
         # Score 0 means no word matched and the cosine is at or below the
         # dense pool's floor: nothing but noise, so it is not a hit.
         scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
@@ -278,7 +279,17 @@ class SearchEngine:
                 "it was probably never discussed (rephrase with the words used then to check)"
             )
             hits = []
-        return self._finish(query, hits, mode, notes, scope)
+        return self._finish(query, hits, mode, notes, scope, timing)
+
+    def _event_time(self, event: str, scope: SearchFilters) -> float | None:
+        """When ``event`` ("the move") was said: its best message hit, looked up
+        in the same scope and not recorded as a recall."""
+        recording, self.record_recalls = self.record_recalls, False
+        try:
+            hits = self.search(event, kinds=("message",), limit=1, filters=scope).hits
+        finally:
+            self.record_recalls = recording
+        return hits[0].created_at if hits else None
 
     def _abstains(
         self,
@@ -299,19 +310,7 @@ class SearchEngine:
         calibration = self.embedder.abstention
         if calibration is None or not abstain.judges(calibration, query):
             return plain
-        best = 0.0
-        for kind, table in (("message", "message_fts"), ("chunk", "chunk_fts")):
-            ids = [h.id for h in hits if h.kind == kind]
-            if not ids or not terms:
-                continue
-            if kind == "message":
-                n_docs = self._n_docs()
-                counts = lexical.term_doc_counts(self.conn, table, terms, self._term_docs)
-            else:
-                n_docs = int(self.conn.execute("SELECT count(*) FROM chunk_fts").fetchone()[0])
-                counts = lexical.term_doc_counts(self.conn, table, terms)
-            weights = abstain.idf_weights(counts, n_docs)
-            best = max(best, abstain.coverage(self.conn, table, terms, weights, ids))
+        best = abstain.hit_coverage(self.conn, terms, hits, self._n_docs(), self._term_docs)
         top = hits[0].content if hits[0].kind == "message" else hits[0].text
         # The plain floor still holds: with no word matched anywhere, a cosine under
         # it is gibberish-level (its LoCoMo study), whatever the language floor says.
@@ -462,13 +461,14 @@ class SearchEngine:
         qvec: np.ndarray | None,
         scope: SearchFilters,
         facts: dict[int, tuple[float, float]],
+        timing: when.Timing,
     ) -> list[tuple[float, Kind, int]]:
         """Message scores; fills ``facts`` (id -> created_at, query cosine) for supersession."""
         cand = sorted(set(side.lex) | set(side.cos))
         if not cand:
             return []
         where, params = scope.message_sql()
-        meta = self._with_neighbours(cand, where, params)
+        meta = self._candidates.with_neighbours(self.conn, cand, where, params)
         ids = np.array(sorted(meta), dtype=np.int64)
         id_list = ids.tolist()
         n = len(id_list)
@@ -497,81 +497,12 @@ class SearchEngine:
         score = np.where(automated, score * self.params.automated_penalty, score)
         stamps = np.fromiter((r[1] for r in rows), np.float64, n)
         facts.update(zip(id_list, zip(stamps.tolist(), cos.tolist(), strict=True), strict=True))
-        age = (self.clock() - stamps) / DAY
-        score = score * fusion.recency_factor(age, self.params, np.ones(n, dtype=bool))
+        score = score * timing.factor(stamps, score, self.clock(), self.params, np.ones(n, bool))
         return list(zip(score.tolist(), itertools.repeat("message"), id_list, strict=False))
 
-    def _message_meta(
-        self, ids: list[Any], where: str, params: list[object], *, pairs: bool = False
-    ) -> dict[int, tuple[Any, ...]]:
-        """id -> (session, created_at, source, seq), inside the scope, system messages left out.
-
-        With ``pairs``, ``ids`` is a list of [session, seq] looked up on the
-        unique (session, seq) index instead.
-        """
-        pick = (
-            "SELECT x.id FROM json_each(?) j JOIN messages x "
-            "ON x.session_id = j.value ->> 0 AND x.seq = j.value ->> 1"
-            if pairs
-            else "SELECT value FROM json_each(?)"
-        )
-        if where:
-            sql = f"""
-                SELECT m.id, m.session_id, m.created_at, s.source, m.seq
-                FROM messages m JOIN sessions s ON s.id = m.session_id
-                WHERE m.id IN ({pick}) AND m.role != 'system' {where}"""
-            scoped = self.conn.execute(sql, (json.dumps(ids), *params)).fetchall()
-            return {int(r[0]): tuple(r[1:]) for r in scoped}
-        # Unscoped: from the in-memory copy of the messages' metadata (see
-        # search.meta), or SQL without the sessions join for (session, seq)
-        # pairs; a session's source never changes once written, so it is cached.
-        rows: list[tuple[Any, ...]]
-        if pairs:
-            sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
-                      WHERE m.id IN ({pick}) AND m.role != 'system'"""
-            rows = self.conn.execute(sql, (json.dumps(ids),)).fetchall()
-        else:
-            self._meta.refresh(self.conn)
-            rows = [(i, *r) for i, r in self._meta.lookup(ids).items()]
-        source = self._sources
-        unknown = sorted({r[1] for r in rows} - source.keys())
-        if unknown:
-            if len(source) + len(unknown) > 200_000:  # caps memory only
-                source.clear()
-            source.update(
-                self.conn.execute(
-                    "SELECT id, source FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
-                    (json.dumps(unknown),),
-                ).fetchall()
-            )
-        return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3]) for r in rows}
-
-    def _with_neighbours(
-        self, cand: list[int], where: str, params: list[object]
-    ) -> dict[int, tuple[Any, ...]]:
-        """Metadata of the candidates and of each one's previous and next message.
-
-        A session's messages are almost always appended together, so the
-        neighbours are first tried at id ± 1, read in the same query as the
-        candidates themselves; only the misses (session edges, interleaved
-        sessions) go through the (session, seq) index — looking every
-        neighbour up there cost ~1.5 ms per search at 100k messages.
-        Neighbours outside the scope or with the system role are left out:
-        they score nothing.
-        """
-        chosen = set(cand)
-        near = {i + d for i in cand for d in (-1, 1)} - chosen
-        both = self._message_meta(sorted(chosen | near), where, params)
-        meta = {i: r for i, r in both.items() if i in chosen}
-        wanted = {(r[0], r[3] + d) for r in meta.values() for d in (-1, 1) if r[3] + d >= 1}
-        found = {i: r for i, r in both.items() if i not in chosen and (r[0], r[3]) in wanted}
-        have = {(r[0], r[3]) for r in meta.values()} | {(r[0], r[3]) for r in found.values()}
-        missing = sorted(wanted - have)
-        if missing:
-            found.update(self._message_meta([list(k) for k in missing], where, params, pairs=True))
-        return {**meta, **found}
-
-    def _score_chunks(self, side: _Side, hi: float, lo: float) -> list[tuple[float, Kind, int]]:
+    def _score_chunks(
+        self, side: _Side, hi: float, lo: float, timing: when.Timing
+    ) -> list[tuple[float, Kind, int]]:
         cand = sorted(set(side.lex) | set(side.cos))
         if not cand:
             return []
@@ -585,9 +516,9 @@ class SearchEngine:
         lex = np.array([side.lex.get(i, 0.0) for i in ids])
         cos = np.array([side.cos.get(i, lo) for i in ids])
         base = fusion.base_scores(lex, fusion.dense_norm(cos, hi, lo), self.params.w_lex)
-        age = (self.clock() - np.array([r[2] for r in rows], dtype=np.float64)) / DAY
+        stamps = np.array([r[2] for r in rows], dtype=np.float64)
         decays = np.array([bool(r[1]) for r in rows], dtype=bool)
-        score = base * fusion.recency_factor(age, self.params, decays)
+        score = base * timing.factor(stamps, base, self.clock(), self.params, decays)
         return [(float(s), "chunk", i) for s, i in zip(score, ids, strict=True)]
 
     def _diversify(
@@ -616,6 +547,7 @@ class SearchEngine:
         mode: str,
         notes: list[str],
         scope: SearchFilters,
+        timing: when.Timing | None = None,
     ) -> SearchResult:
         recall_id = None
         if self.record_recalls:
@@ -623,6 +555,7 @@ class SearchEngine:
                 recall_id = recalls.record(self.conn, query, hits, mode, scope, self.clock())
             except sqlite3.OperationalError as exc:
                 notes.append(f"this search was not recorded ({exc})")
+        shown = timing.to_dict() if timing is not None else None
         return SearchResult(
-            query, hits, "hybrid" if mode == "hybrid" else "keyword", notes, recall_id
+            query, hits, "hybrid" if mode == "hybrid" else "keyword", notes, recall_id, shown
         )

@@ -14,6 +14,7 @@ this serves the common, unscoped path.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from typing import Any
 
@@ -77,3 +78,88 @@ class MessageMeta:
                 strict=True,
             )
         }
+
+
+class CandidateMeta:
+    """Metadata of ranking candidates and of their neighbours: from the in-memory
+    :class:`MessageMeta` when unscoped, from SQL inside a scope."""
+
+    def __init__(self) -> None:
+        self.meta = MessageMeta()
+        self.sources: dict[str, str] = {}  # session id -> source (immutable)
+
+    def lookup(
+        self,
+        conn: sqlite3.Connection,
+        ids: list[Any],
+        where: str,
+        params: list[object],
+        *,
+        pairs: bool = False,
+    ) -> dict[int, tuple[Any, ...]]:
+        """id -> (session, created_at, source, seq), inside the scope, system messages left out.
+
+        With ``pairs``, ``ids`` is a list of [session, seq] looked up on the
+        unique (session, seq) index instead.
+        """
+        pick = (
+            "SELECT x.id FROM json_each(?) j JOIN messages x "
+            "ON x.session_id = j.value ->> 0 AND x.seq = j.value ->> 1"
+            if pairs
+            else "SELECT value FROM json_each(?)"
+        )
+        if where:
+            sql = f"""
+                SELECT m.id, m.session_id, m.created_at, s.source, m.seq
+                FROM messages m JOIN sessions s ON s.id = m.session_id
+                WHERE m.id IN ({pick}) AND m.role != 'system' {where}"""
+            scoped = conn.execute(sql, (json.dumps(ids), *params)).fetchall()
+            return {int(r[0]): tuple(r[1:]) for r in scoped}
+        # Unscoped: from the in-memory copy of the messages' metadata (see
+        # search.meta), or SQL without the sessions join for (session, seq)
+        # pairs; a session's source never changes once written, so it is cached.
+        rows: list[tuple[Any, ...]]
+        if pairs:
+            sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
+                      WHERE m.id IN ({pick}) AND m.role != 'system'"""
+            rows = conn.execute(sql, (json.dumps(ids),)).fetchall()
+        else:
+            self.meta.refresh(conn)
+            rows = [(i, *r) for i, r in self.meta.lookup(ids).items()]
+        source = self.sources
+        unknown = sorted({r[1] for r in rows} - source.keys())
+        if unknown:
+            if len(source) + len(unknown) > 200_000:  # caps memory only
+                source.clear()
+            source.update(
+                conn.execute(
+                    "SELECT id, source FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
+                    (json.dumps(unknown),),
+                ).fetchall()
+            )
+        return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3]) for r in rows}
+
+    def with_neighbours(
+        self, conn: sqlite3.Connection, cand: list[int], where: str, params: list[object]
+    ) -> dict[int, tuple[Any, ...]]:
+        """Metadata of the candidates and of each one's previous and next message.
+
+        A session's messages are almost always appended together, so the
+        neighbours are first tried at id ± 1, read in the same query as the
+        candidates themselves; only the misses (session edges, interleaved
+        sessions) go through the (session, seq) index — looking every
+        neighbour up there cost ~1.5 ms per search at 100k messages.
+        Neighbours outside the scope or with the system role are left out:
+        they score nothing.
+        """
+        chosen = set(cand)
+        near = {i + d for i in cand for d in (-1, 1)} - chosen
+        both = self.lookup(conn, sorted(chosen | near), where, params)
+        meta = {i: r for i, r in both.items() if i in chosen}
+        wanted = {(r[0], r[3] + d) for r in meta.values() for d in (-1, 1) if r[3] + d >= 1}
+        found = {i: r for i, r in both.items() if i not in chosen and (r[0], r[3]) in wanted}
+        have = {(r[0], r[3]) for r in meta.values()} | {(r[0], r[3]) for r in found.values()}
+        missing = sorted(wanted - have)
+        if missing:
+            found.update(self.lookup(conn, [list(k) for k in missing], where, params, pairs=True))
+        return {**meta, **found}

@@ -117,14 +117,22 @@ class SearchResult:
     mode: Literal["hybrid", "keyword"]
     notes: list[str] = field(default_factory=list)
     recall_id: int | None = None
+    # The query's time words and what they did (``search.when``): intent
+    # (recent / range / before / after), the range, the phrase, and whether
+    # it shaped the ranking ("applied"); None when the query has none (or
+    # when nothing at all was found: there was no ranking to shape).
+    time: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "query": self.query,
             "mode": self.mode,
             "notes": list(self.notes),
             "hits": [h.to_dict() for h in self.hits],
         }
+        if self.time is not None:
+            out["time"] = dict(self.time)
+        return out
 
 
 @dataclass(frozen=True)

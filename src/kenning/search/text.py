@@ -40,7 +40,10 @@ STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 # treat a whole run as one token.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_TOKEN = re.compile(f"[{_CJK}]+|[^\\W_]+(?:'[^\\W_]+)?", re.UNICODE)
+# A word stops where a CJK run starts ("2024年3月" is 2024, 年, 3, 月…), as
+# on the index side (``cjk_index_text`` puts spaces around CJK runs).
+_WORD = f"[^\\W_{_CJK}]+"
+_TOKEN = re.compile(f"[{_CJK}]+|{_WORD}(?:'{_WORD})?", re.UNICODE)
 
 # Caps on what one message contributes: enough for any real chat turn,
 # while a 5 MB tool dump cannot bloat the index or the embedding queue.
