@@ -156,3 +156,16 @@ def test_the_plain_floor_still_holds_under_a_calibration(archive: Archive) -> No
         engine.index_pending()
         assert engine.search(query).hits == []
     assert SearchEngine(archive, FakeEmbedder(abstention=lenient), params=params).search(query).hits
+
+
+def test_keyword_hits_stand_while_nothing_is_embedded_yet(archive: Archive) -> None:
+    """A backlog larger than ``embed_on_search``: no vector to compare, so the
+    calibration has nothing to judge and the keyword matches are returned."""
+    from kenning.config import SearchConfig
+
+    add_session(archive, TEXTS)
+    strict = Calibration(floors={"en": 2.0}, coverage_weight=0.0)
+    engine = SearchEngine(archive, FakeEmbedder(abstention=strict), SearchConfig(embed_on_search=0))
+    result = engine.search("movers coming Tuesday")
+    assert result.hits and "movers" in (result.hits[0].content or "")
+    assert any("not embedded yet" in n for n in result.notes)

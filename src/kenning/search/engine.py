@@ -302,8 +302,8 @@ class SearchEngine:
         """Whether the hits are only the nearest of nothing (see ``search.abstain``):
         the embedder's plain relevance floor (no word matched, best cosine below
         it), and where it knows the language, its calibration too."""
-        if self.embedder is None:
-            return False
+        if self.embedder is None or not len(pooled):
+            return False  # no vector compared (none embedded yet): keyword matches stand
         best_cosine = float(pooled[0])
         floor = self.embedder.relevance_floor
         plain = no_words and floor is not None and best_cosine < floor
