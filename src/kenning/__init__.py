@@ -14,46 +14,65 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from kenning.agent.events import (
-    Event,
-    ModelReplied,
-    Notice,
-    TextChunk,
-    ToolFinished,
-    ToolStarted,
-    TurnEnded,
-    TurnStarted,
-)
-from kenning.agent.transcript import TranscriptError
-from kenning.api import (
-    Agent,
-    Hit,
-    Hits,
-    Home,
-    HomeClosedError,
-    RunResult,
-    SessionNotFoundError,
-)
+from kenning.api.errors import HomeClosedError, SessionNotFoundError
+from kenning.api.home import Home
+from kenning.api.results import Hit, Hits
 from kenning.config import ConfigError
 from kenning.journal import JournalError
 from kenning.memory.store import MemoryFileError, MemoryWriteError, Target
-from kenning.models.errors import ModelError, ModelNotConfigured
 from kenning.paths import InvalidProfileError
 
 if TYPE_CHECKING:
+    from kenning.agent.events import (
+        Event,
+        ModelReplied,
+        Notice,
+        TextChunk,
+        ToolFinished,
+        ToolStarted,
+        TurnEnded,
+        TurnStarted,
+    )
+    from kenning.agent.transcript import TranscriptError
+    from kenning.api.agent import Agent
+    from kenning.api.results import RunResult
+    from kenning.models.errors import ModelError, ModelNotConfigured
     from kenning.skills.errors import SkillError
 
-# Exported names whose modules are costly to load (the skills package reads
-# YAML); loaded on first access (PEP 562) so `import kenning` stays cheap.
-_LAZY = {"SkillError": "kenning.skills.errors"}
+# What only running an agent needs (the loop's events and errors) and the
+# skills package (it loads YAML) are imported on first access (PEP 562), so
+# `import kenning` costs what opening a home costs and no more.
+_EVENTS = "kenning.agent.events"
+_LAZY = {
+    "Agent": "kenning.api.agent",
+    "RunResult": "kenning.api.results",
+    "Event": _EVENTS,
+    "ModelReplied": _EVENTS,
+    "Notice": _EVENTS,
+    "TextChunk": _EVENTS,
+    "ToolFinished": _EVENTS,
+    "ToolStarted": _EVENTS,
+    "TurnEnded": _EVENTS,
+    "TurnStarted": _EVENTS,
+    "TranscriptError": "kenning.agent.transcript",
+    "ModelError": "kenning.models.errors",
+    "ModelNotConfigured": "kenning.models.errors",
+    "SkillError": "kenning.skills.errors",
+}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # looked up once
+        return value
     raise AttributeError(f"module 'kenning' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 __all__ = [

@@ -26,7 +26,7 @@ from kenning import (
     TurnEnded,
     TurnStarted,
 )
-from kenning.api import Home
+from kenning.api.home import Home
 from kenning.archive.store import Message
 from kenning.cli import cli
 from kenning.memory.store import ErrorKind
@@ -224,11 +224,12 @@ def test_journal_and_skills_facades_write_through_the_same_rules() -> None:
 
 
 def test_import_kenning_stays_cheap() -> None:
-    """No skills package (YAML), agent loop, tools, model adapters or asyncio at import."""
+    """No skills package (YAML), agent loop or events, tools, model adapters or asyncio."""
     probe = (
         "import sys, kenning\n"
         "heavy = ['yaml', 'asyncio', 'kenning.skills', 'kenning.agent.loop', "
-        "'kenning.tools.registry', 'kenning.models.registry', 'httpx']\n"
+        "'kenning.tools.registry', 'kenning.models.registry', 'httpx', 'kenning.api.agent', "
+        "'kenning.agent.events', 'kenning.agent.transcript']\n"
         "print([m for m in heavy if m in sys.modules])"
     )
     out = subprocess.run(

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal, overload
+from typing import TYPE_CHECKING, Literal, overload
 
-from kenning.agent.events import EndReason
-from kenning.search.models import SearchHit, SearchResult
+if TYPE_CHECKING:
+    from kenning.agent.events import EndReason
+    from kenning.search.models import SearchHit, SearchResult
 
 
 @dataclass(frozen=True)
