@@ -36,11 +36,12 @@ if TYPE_CHECKING:
     from kenning.agent.transcript import TranscriptError
     from kenning.api.agent import Agent
     from kenning.api.results import RunResult
+    from kenning.archive.importers.sources import ImportFormatError
     from kenning.models.errors import ModelError, ModelNotConfigured
     from kenning.skills.errors import SkillError
 
-# What only running an agent needs (the loop's events and errors) and the
-# skills package (it loads YAML) are imported on first access (PEP 562), so
+# What only running an agent needs (the loop's events and errors), the
+# skills package (it loads YAML) and the importers are imported on first access (PEP 562), so
 # `import kenning` costs what opening a home costs and no more.
 _EVENTS = "kenning.agent.events"
 _LAZY = {
@@ -58,6 +59,7 @@ _LAZY = {
     "ModelError": "kenning.models.errors",
     "ModelNotConfigured": "kenning.models.errors",
     "SkillError": "kenning.skills.errors",
+    "ImportFormatError": "kenning.archive.importers.sources",
 }
 
 
@@ -83,6 +85,7 @@ __all__ = [
     "Hits",
     "Home",
     "HomeClosedError",
+    "ImportFormatError",
     "InvalidProfileError",
     "JournalError",
     "MemoryFileError",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Sequence
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning.api.errors import SessionNotFoundError
@@ -23,6 +24,7 @@ from kenning.journal import JournalAppend
 from kenning.memory.store import MemoryState, Target, WriteResult
 
 if TYPE_CHECKING:  # the skills package loads YAML: imported on first use, not by `import kenning`
+    from kenning.archive.importers import ImportReport
     from kenning.home import Home as Runtime
     from kenning.skills.catalog import SkillInfo
     from kenning.skills.library import ChangeResult, SkillLibrary, SkillView
@@ -194,3 +196,18 @@ class Sessions:
         """The session's messages in order, compacted ones included."""
         self.get(session_id)
         return self._opened().archive.messages(session_id, limit=limit)
+
+    def import_file(
+        self, fmt: str, path: Path | str, *, samples: Sequence[str] = ()
+    ) -> ImportReport:
+        """Import the transcripts in ``path``, written in ``fmt``, like ``kenning sessions
+        import``: "locomo", "openai", "claude-code" (a file or a folder) or "jsonl".
+
+        Importing the same sessions again adds nothing. The whole source is
+        checked before anything is written: ``ImportFormatError`` says where it
+        is wrong; damaged parts that could be skipped are in ``report.problems``.
+        """
+        from kenning.archive.importers import read_source, store_parsed
+
+        parsed = read_source(fmt, Path(path).expanduser(), samples=samples)
+        return store_parsed(self._opened().archive, parsed)
