@@ -273,3 +273,24 @@ def test_sessions_import_file_is_the_cli_import(tmp_path: Path) -> None:
         home.sessions.import_file("csv", tmp_path)
     with pytest.raises(ValueError, match="locomo"):
         home.sessions.import_file("openai", tmp_path, samples=["conv-26"])
+
+
+def test_stopping_a_stream_early_closes_the_session_and_it_resumes() -> None:
+    from contextlib import aclosing
+
+    home = Home.open()
+    agent = Agent(model=ScriptedModel(["Resumed."]), home=home)  # the first turn asks nothing
+
+    async def first_event() -> str:
+        async with aclosing(agent.stream("Tell me a story")) as events:
+            async for event in events:
+                assert isinstance(event, TurnStarted)
+                break
+        # closed now, inside the loop, not when asyncio.run collects generators
+        assert home.sessions.get(event.session_id).end_reason == "interrupted"
+        return event.session_id
+
+    sid = asyncio.run(first_event())
+    assert agent.run("go on", session_id=sid).output == "Resumed."
+    contents = [m.content for m in home.sessions.messages(sid)]
+    assert contents == ["Tell me a story", "go on", "Resumed."]

@@ -19,6 +19,7 @@ background review, and the same budgets (``[agent] max_iterations``,
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,9 +93,10 @@ class Agent:
         """``run`` for async code."""
         session = self._open(task, session_id)
         ended: TurnEnded | None = None
-        async for event in _turn(session, task):
-            if isinstance(event, TurnEnded):
-                ended = event
+        async with aclosing(_turn(session, task)) as events:
+            async for event in events:
+                if isinstance(event, TurnEnded):
+                    ended = event
         assert ended is not None  # a turn always ends with TurnEnded
         return RunResult(
             output=ended.answer,
@@ -113,11 +115,15 @@ class Agent:
         ``TurnStarted``, ``TextChunk``, ``ModelReplied``, ``ToolStarted``,
         ``ToolFinished``, ``Notice`` and last ``TurnEnded``. Stopping early
         (``break``) leaves the session saved and resumable; wrap the loop in
-        ``contextlib.aclosing`` to have it closed at once.
+        ``contextlib.aclosing`` to have it closed at once rather than when
+        the event loop collects the generator.
         """
         session = self._open(task, session_id)
-        async for event in _turn(session, task):
-            yield event
+        # aclosing: a consumer that stops early closes this generator, and so
+        # the turn's at once, not when the event loop collects them
+        async with aclosing(_turn(session, task)) as events:
+            async for event in events:
+                yield event
 
     def _open(self, task: str, session_id: str | None) -> AgentSession:
         from kenning.agent.factory import open_session
@@ -143,9 +149,10 @@ async def _turn(session: AgentSession, task: str) -> AsyncIterator[Event]:
     """One turn, then the session is closed as ``kenning run`` closes it."""
     ended: TurnEnded | None = None
     try:
-        async for event in session.turn(task):
-            if isinstance(event, TurnEnded):
-                ended = event
-            yield event
+        async with aclosing(session.turn(task)) as events:
+            async for event in events:
+                if isinstance(event, TurnEnded):
+                    ended = event
+                yield event
     finally:
         await session.close(ended.reason if ended is not None else "interrupted")
