@@ -282,13 +282,15 @@ def test_stopping_a_stream_early_closes_the_session_and_it_resumes() -> None:
     agent = Agent(model=ScriptedModel(["Resumed."]), home=home)  # the first turn asks nothing
 
     async def first_event() -> str:
+        started = ""
         async with aclosing(agent.stream("Tell me a story")) as events:
             async for event in events:
                 assert isinstance(event, TurnStarted)
+                started = event.session_id
                 break
         # closed now, inside the loop, not when asyncio.run collects generators
-        assert home.sessions.get(event.session_id).end_reason == "interrupted"
-        return event.session_id
+        assert home.sessions.get(started).end_reason == "interrupted"
+        return started
 
     sid = asyncio.run(first_event())
     assert agent.run("go on", session_id=sid).output == "Resumed."

@@ -18,7 +18,7 @@ background review, and the same budgets (``[agent] max_iterations``,
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
 from pathlib import Path
@@ -108,7 +108,9 @@ class Agent:
             error=ended.error,
         )
 
-    async def stream(self, task: str, *, session_id: str | None = None) -> AsyncIterator[Event]:
+    async def stream(
+        self, task: str, *, session_id: str | None = None
+    ) -> AsyncGenerator[Event, None]:
         """The turn's events as they happen, ending with ``TurnEnded``.
 
         Events are those of ``kenning run --json`` (``kenning.agent.events``):
@@ -145,7 +147,7 @@ class Agent:
         return f"<kenning.Agent {self.model.name} on {self.home.root}>"
 
 
-async def _turn(session: AgentSession, task: str) -> AsyncIterator[Event]:
+async def _turn(session: AgentSession, task: str) -> AsyncGenerator[Event, None]:
     """One turn, then the session is closed as ``kenning run`` closes it."""
     ended: TurnEnded | None = None
     try:
