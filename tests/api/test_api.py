@@ -296,3 +296,10 @@ def test_stopping_a_stream_early_closes_the_session_and_it_resumes() -> None:
     assert agent.run("go on", session_id=sid).output == "Resumed."
     contents = [m.content for m in home.sessions.messages(sid)]
     assert contents == ["Tell me a story", "go on", "Resumed."]
+
+
+def test_a_missing_working_folder_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    home = Home.open()
+    with pytest.raises(NotADirectoryError, match="not a folder"):
+        Agent(model=ScriptedModel(["x"]), home=home, cwd=tmp_path / "nowhere")
+    assert home.sessions.list() == []

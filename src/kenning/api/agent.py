@@ -65,7 +65,12 @@ class Agent:
             if model is not None and not isinstance(model, str)
             else resolve_model(model, runtime.config.model, config_path=runtime.layout.config_file)
         )
-        self.cwd = Path(cwd) if cwd is not None else None
+        self.cwd = Path(cwd).expanduser() if cwd is not None else None
+        if self.cwd is not None and not self.cwd.is_dir():
+            raise NotADirectoryError(
+                f"cwd {self.cwd} is not a folder; give the existing folder the tools should "
+                "work in (or leave cwd out for the current directory)"
+            )
         self.approve = approve
         if max_iterations is not None and max_iterations < 1:
             raise ValueError(f"max_iterations must be at least 1, not {max_iterations}")
