@@ -4,11 +4,105 @@ The layers (see DESIGN.md): hot memory (``kenning.memory``), the archive,
 skills, the context engine and the learning loop. Everything Kenning writes
 lives under one home directory (``kenning.paths``), which is a git repository
 (``kenning.history``).
+
+The public Python API is what this module exports (``__all__``): ``Home`` and
+``Agent`` with the values and errors they use (README, "Use Kenning from
+Python"). Every other module is internal.
 """
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from kenning.home import Home
-from kenning.memory.store import Target
+from kenning.api.errors import HomeClosedError, SessionNotFoundError
+from kenning.api.home import Home
+from kenning.api.results import Hit, Hits
+from kenning.config import ConfigError
+from kenning.journal import JournalError
+from kenning.memory.store import MemoryFileError, MemoryWriteError, Target
+from kenning.paths import InvalidProfileError
 
-__all__ = ["Home", "Target", "__version__"]
+if TYPE_CHECKING:
+    from kenning.agent.events import (
+        Event,
+        ModelReplied,
+        Notice,
+        TextChunk,
+        ToolFinished,
+        ToolStarted,
+        TurnEnded,
+        TurnStarted,
+    )
+    from kenning.agent.transcript import TranscriptError
+    from kenning.api.agent import Agent
+    from kenning.api.results import RunResult
+    from kenning.archive.importers.sources import ImportFormatError
+    from kenning.models.errors import ModelError, ModelNotConfigured
+    from kenning.skills.errors import SkillError
+
+# What only running an agent needs (the loop's events and errors), the
+# skills package (it loads YAML) and the importers are imported on first access (PEP 562), so
+# `import kenning` costs what opening a home costs and no more.
+_EVENTS = "kenning.agent.events"
+_LAZY = {
+    "Agent": "kenning.api.agent",
+    "RunResult": "kenning.api.results",
+    "Event": _EVENTS,
+    "ModelReplied": _EVENTS,
+    "Notice": _EVENTS,
+    "TextChunk": _EVENTS,
+    "ToolFinished": _EVENTS,
+    "ToolStarted": _EVENTS,
+    "TurnEnded": _EVENTS,
+    "TurnStarted": _EVENTS,
+    "TranscriptError": "kenning.agent.transcript",
+    "ModelError": "kenning.models.errors",
+    "ModelNotConfigured": "kenning.models.errors",
+    "SkillError": "kenning.skills.errors",
+    "ImportFormatError": "kenning.archive.importers.sources",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value  # looked up once
+        return value
+    raise AttributeError(f"module 'kenning' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+__all__ = [
+    "Agent",
+    "ConfigError",
+    "Event",
+    "Hit",
+    "Hits",
+    "Home",
+    "HomeClosedError",
+    "ImportFormatError",
+    "InvalidProfileError",
+    "JournalError",
+    "MemoryFileError",
+    "MemoryWriteError",
+    "ModelError",
+    "ModelNotConfigured",
+    "ModelReplied",
+    "Notice",
+    "RunResult",
+    "SessionNotFoundError",
+    "SkillError",
+    "Target",
+    "TextChunk",
+    "ToolFinished",
+    "ToolStarted",
+    "TranscriptError",
+    "TurnEnded",
+    "TurnStarted",
+    "__version__",
+]

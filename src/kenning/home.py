@@ -1,13 +1,16 @@
 """``Home``: one Kenning home opened with its effective configuration.
 
-The entry point of the Python API::
+This is the runtime object every part of Kenning is handed (the CLI, the
+agent loop, the MCP server, the learning loop). The public Python API
+(``kenning.Home``, ``kenning.api``) is a typed facade over it::
 
-    from kenning import Home
+    from kenning.home import Home
     home = Home.open()                      # KENNING_HOME / --profile aware
     home.memory.add(Target.USER, "Prefers answers in British English")
     print(home.snapshot().render())
 
-Opening a home creates nothing on disk; the first write does.
+Opening a home creates nothing on disk; the first write does. ``close()``
+releases what was opened since (the archive connection, the search worker).
 """
 
 from __future__ import annotations
@@ -84,3 +87,15 @@ class Home:
     def snapshot(self) -> MemorySnapshot:
         """A frozen hot-memory snapshot for a new session."""
         return MemorySnapshot.capture(self.memory)
+
+    def close(self) -> None:
+        """Close the connections and threads opened so far; idempotent.
+
+        Only what was opened is touched (``cached_property`` keeps it in
+        ``__dict__``), so closing a home that never searched loads no embedder.
+        """
+        opened = self.__dict__
+        if "search" in opened:
+            opened["search"].close()
+        if "archive" in opened:
+            opened["archive"].close()

@@ -21,7 +21,7 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -222,7 +222,7 @@ class AgentSession:
         assert ended is not None  # turn() always finishes with TurnEnded
         return ended
 
-    async def turn(self, text: str) -> AsyncIterator[Event]:
+    async def turn(self, text: str) -> AsyncGenerator[Event, None]:
         """One user turn, as a stream of events ending with ``TurnEnded``."""
         self.transcript.repair()
         if not self.transcript.entries:  # the first words name the session in listings

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
-from kenning.search.models import SearchFilters
+from kenning.search.models import SCOPES, SearchFilters
 
 
 @click.command("search")
@@ -17,7 +17,7 @@ from kenning.search.models import SearchFilters
 @click.option("--limit", "-n", default=10, show_default=True, help="How many results.")
 @click.option(
     "--kind",
-    type=click.Choice(["all", "messages", "memory"]),
+    type=click.Choice(list(SCOPES)),
     default="all",
     show_default=True,
     help="Search past messages, memory files, or both.",
@@ -29,9 +29,8 @@ def search(
     state: CliState, query: str, limit: int, kind: str, sources: tuple[str, ...], as_json: bool
 ) -> None:
     """Search everything: past sessions and the memory files (hybrid, any language)."""
-    kinds = {"all": ("message", "chunk"), "messages": ("message",), "memory": ("chunk",)}[kind]
     result = state.home().search.search(
-        query, kinds=kinds, limit=limit, filters=SearchFilters(sources=sources)
+        query, kinds=SCOPES[kind], limit=limit, filters=SearchFilters(sources=sources)
     )
     if as_json:
         echo_json(result.to_dict())

@@ -21,14 +21,13 @@ import click
 
 from kenning.archive.importers import (
     FORMATS,
-    STORERS,
     ImportFormatError,
     ImportReport,
     JsonlReport,
-    parse_locomo,
+    read_source,
+    store_parsed,
 )
-from kenning.archive.importers.common import ParsedImport, store
-from kenning.archive.importers.sources import check_source
+from kenning.archive.importers.common import ParsedImport
 from kenning.archive.store import SOURCES, Message, Session
 from kenning.cli.context import CliState, echo_json, pass_state
 
@@ -73,9 +72,7 @@ def import_cmd(
     if fmt != "claude-code" and path.is_dir():
         raise click.UsageError(f"{path} is a folder; the {fmt} format reads one file")
     try:
-        # Before any read: a FIFO or a device would block it, or never end.
-        check_source(path, folder_ok=fmt == "claude-code")
-        parsed = parse_locomo(path, sample_ids=samples) if samples else FORMATS[fmt](path)
+        parsed = read_source(fmt, path, samples=samples)
     except ImportFormatError as exc:
         raise click.ClickException(f"cannot import: {exc}; nothing was imported") from exc
     report = _store(state, parsed)
@@ -87,15 +84,14 @@ def import_cmd(
 
 def _store(state: CliState, parsed: ParsedImport) -> ImportReport:
     archive = state.home().archive
-    storer = STORERS.get(parsed.format, store)
     if len(parsed.sessions) < 2:
-        return storer(archive, parsed)
+        return store_parsed(archive, parsed)
     with click.progressbar(
         length=len(parsed.sessions),
         label=f"Importing {len(parsed.sessions)} sessions",
         file=sys.stderr,  # looked up now: CliRunner swaps it
     ) as bar:
-        return storer(archive, parsed, progress=bar.update)
+        return store_parsed(archive, parsed, progress=bar.update)
 
 
 def _print_report(report: ImportReport) -> None:

@@ -128,6 +128,12 @@ class SearchEngine:
         conn: sqlite3.Connection = getattr(self._source, "conn", self._source)
         return conn
 
+    def close(self) -> None:
+        """Stop the dense-search worker thread, if one was started; idempotent."""
+        if self._worker is not None:
+            self._worker.shutdown(wait=True)
+            self._worker = None
+
     # -- indexing ------------------------------------------------------------
 
     def index_pending(

@@ -13,6 +13,12 @@ from typing import Any, Literal
 
 Kind = Literal["message", "chunk"]
 KINDS: tuple[Kind, ...] = ("message", "chunk")
+# What `kenning search --kind` and ``kenning.Home.search(kind=…)`` name.
+SCOPES: dict[str, tuple[Kind, ...]] = {
+    "all": KINDS,
+    "messages": ("message",),
+    "memory": ("chunk",),
+}
 
 
 @dataclass(frozen=True)

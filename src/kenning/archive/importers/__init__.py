@@ -5,11 +5,13 @@ source validated before anything is written) plus ``common.store``, which
 writes each session in one transaction under a content-derived ``import_key``.
 ``FORMATS`` maps the CLI's format names to the parsers; ``STORERS`` names the
 formats with a storer of their own (jsonl: sessions keyed by their id).
+``read_source`` and ``store_parsed`` are the two steps of ``kenning sessions
+import`` (and of ``home.sessions.import_file``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kenning.archive.importers.claude_code import import_claude_code, parse_claude_code
@@ -34,6 +36,8 @@ from kenning.archive.importers.locomo import (
     read_locomo,
 )
 from kenning.archive.importers.openai import import_openai, parse_openai
+from kenning.archive.importers.sources import check_source
+from kenning.archive.store import Archive
 
 FORMATS: dict[str, Callable[[Path], ParsedImport]] = {
     "locomo": parse_locomo,
@@ -44,6 +48,30 @@ FORMATS: dict[str, Callable[[Path], ParsedImport]] = {
 # Formats that store differently from ``common.store``: jsonl appends new lines
 # to sessions already in the archive instead of keying whole sessions.
 STORERS: dict[str, Callable[..., ImportReport]] = {"jsonl": store_jsonl}
+
+
+def read_source(fmt: str, path: Path, *, samples: Sequence[str] = ()) -> ParsedImport:
+    """Parse ``path`` as ``fmt``; nothing is written. ``samples`` (locomo only)
+    keeps just those conversations.
+
+    Raises ``ImportFormatError`` (the path and what is wrong with it) and
+    ``ValueError`` for an unknown format or ``samples`` with another format.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown import format {fmt!r}; use one of {sorted(FORMATS)}")
+    if samples and fmt != "locomo":
+        raise ValueError("samples only apply to the locomo format")
+    # Before any read: a FIFO or a device would block it, or never end.
+    check_source(path, folder_ok=fmt == "claude-code")
+    return parse_locomo(path, sample_ids=samples) if samples else FORMATS[fmt](path)
+
+
+def store_parsed(
+    archive: Archive, parsed: ParsedImport, *, progress: Progress | None = None
+) -> ImportReport:
+    """Write what ``read_source`` parsed, skipping sessions already imported."""
+    return STORERS.get(parsed.format, store)(archive, parsed, progress=progress)
+
 
 __all__ = [
     "FORMATS",
@@ -69,6 +97,8 @@ __all__ = [
     "parse_locomo",
     "parse_openai",
     "read_locomo",
+    "read_source",
     "store",
     "store_jsonl",
+    "store_parsed",
 ]
