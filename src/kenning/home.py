@@ -23,7 +23,7 @@ from typing import Any
 from kenning import config as config_mod
 from kenning import paths
 from kenning.archive.store import Archive
-from kenning.embed import CachedEmbedder, Embedder, from_config
+from kenning.embed import PROVIDERS, CachedEmbedder, Embedder, from_config, plugin_embedders
 from kenning.history import History
 from kenning.journal import Journal
 from kenning.memory.proposals import ProposalQueue
@@ -50,6 +50,7 @@ class Home:
         """Open ``root`` (default: the home of ``profile``) with layered config."""
         where = root if root is not None else paths.home(profile)
         cfg = config_mod.load(paths.HomeLayout(where).config_file, environ=environ, cli=overrides)
+        _check_embedder_name(cfg, paths.HomeLayout(where).config_file)
         return cls(where, cfg)
 
     @cached_property
@@ -99,3 +100,22 @@ class Home:
             opened["search"].close()
         if "archive" in opened:
             opened["archive"].close()
+
+
+def _check_embedder_name(cfg: config_mod.Config, path: Path) -> None:
+    """ConfigError for an ``[embedding] provider`` no built-in or plugin has.
+
+    Config alone cannot tell (plugins add names and reading config loads
+    none), so the check is here, when a home opens: a typo is reported at
+    once, as for any other setting. Plugins load only for a name that is not
+    built in.
+    """
+    name = cfg.embedding.provider
+    if name in PROVIDERS or name in plugin_embedders():
+        return
+    known = ", ".join([*PROVIDERS, *sorted(plugin_embedders())])
+    origin = config_mod.origin_of(cfg, "embedding", "provider", path)
+    raise config_mod.ConfigError(
+        f"{origin}: {name!r} is not an embedder; [embedding] provider must be one of {known} "
+        "(plugins add names: see `kenning plugins`)"
+    )

@@ -23,12 +23,18 @@ from kenning.skills.agent_tools import index_block, skill_tools
 from kenning.tools.registry import ToolRegistry, default_registry
 
 
-def build_tools(home: Home) -> ToolRegistry:
-    """Every built-in tool for one session: files, shell, memory, archive, skills, delegation."""
+def build_tools(home: Home, *, plugins: bool = True) -> ToolRegistry:
+    """Every tool for one session: files, shell, memory, archive, skills, delegation,
+    then the tools installed plugins register (a built-in's name is not given away)."""
     registry = default_registry(home)
     for tool in skill_tools(home):
         registry.register(tool)
     registry.register(delegate_tool())
+    if plugins:
+        from kenning import plugins as installed
+
+        for tool in installed.registry().accepted("tools", registry.names()).values():
+            registry.register(tool)
     return registry
 
 

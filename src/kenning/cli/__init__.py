@@ -38,17 +38,33 @@ LAZY_COMMANDS: dict[str, str] = {
     "cron": "kenning.cli.cron_cmd:cron",
     "daemon": "kenning.cli.cron_cmd:daemon_command",
     "doctor": "kenning.cli.doctor_cmd:doctor_command",
+    "plugins": "kenning.cli.plugins_cmd:plugins_command",
 }
 
 
+def plugin_commands() -> dict[str, click.Command]:
+    """The commands installed plugins add; a built-in's name stays the built-in's."""
+    from kenning import plugins
+
+    return plugins.registry().accepted("commands", LAZY_COMMANDS)
+
+
 class LazyGroup(click.Group):
-    """A group whose subcommands are imported on first use (click's documented pattern)."""
+    """A group whose subcommands are imported on first use (click's documented pattern).
+
+    Plugins' commands (``register_commands``) are looked up only for a name
+    that is not built in, and for the list in ``--help``.
+    """
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS})
+        return sorted({*super().list_commands(ctx), *LAZY_COMMANDS, *plugin_commands()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
+        if cmd_name not in LAZY_COMMANDS and cmd_name not in self.commands:
+            command = plugin_commands().get(cmd_name)
+            if command is not None:
+                self.add_command(guard(command), cmd_name)
+        elif cmd_name in LAZY_COMMANDS and cmd_name not in self.commands:
             module_name, _, attr = LAZY_COMMANDS[cmd_name].partition(":")
             command = getattr(importlib.import_module(module_name), attr)
             if not isinstance(command, click.Command) or command.name != cmd_name:
@@ -79,7 +95,7 @@ def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -
     Everything lives under one home (~/.kenning, or KENNING_HOME), which is a
     git repository: every write is a commit you can log, diff and revert.
     """
-    logging.basicConfig(format="kenning: warning: %(message)s", level=logging.WARNING)
+    _configure_logging()
     try:
         clock.current()  # an invalid KENNING_NOW is a usage error, said once, here
     except ValueError as exc:
@@ -90,6 +106,12 @@ def cli(ctx: click.Context, profile: str | None, assignments: tuple[str, ...]) -
 guard(cli)
 
 
+def _configure_logging() -> None:
+    # Warnings (a plugin skipped, a tool that failed) go to stderr with a prefix.
+    logging.basicConfig(format="kenning: warning: %(message)s", level=logging.WARNING)
+
+
 def main() -> None:
     robust_output()
+    _configure_logging()  # before click resolves the command: that may load plugins
     cli()

@@ -20,10 +20,10 @@ from typing import Any
 import click
 
 from kenning.archive.importers import (
-    FORMATS,
     ImportFormatError,
     ImportReport,
     JsonlReport,
+    format_names,
     read_source,
     store_parsed,
 )
@@ -39,8 +39,27 @@ def sessions() -> None:
     """The archive: every session and message, imported or lived."""
 
 
+class FormatChoice(click.Choice[str]):
+    """The import formats, built-in and from plugins, read when first needed.
+
+    Plugins load only when the format is checked or listed, not when the
+    ``sessions`` group is imported (``kenning sessions list`` loads none).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(format_names())
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass  # click.Choice.__init__ assigns it; the names are always computed
+
+
 @sessions.command("import")
-@click.argument("fmt", metavar="FORMAT", type=click.Choice(sorted(FORMATS)))
+@click.argument("fmt", metavar="FORMAT", type=FormatChoice())
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--sample",
@@ -63,6 +82,7 @@ def import_cmd(
                  (e.g. ~/.claude/projects/<project>/)
     jsonl        one message a line: {"session_id", "role", "content",
                  "timestamp" (ISO-8601), "session_title"?, "meta"?}
+    Installed plugins may add formats (`kenning plugins` lists them).
 
     Importing the same sessions again adds nothing: each is keyed by its content
     (jsonl: by session_id, and new lines of a known session are appended).

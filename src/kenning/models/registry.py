@@ -11,8 +11,10 @@ provider's default; for the key, the variable named by ``[model] api_key_env``
 never from config. A hosted provider without its key, or no model at all,
 raises ``ModelNotConfigured`` with the exact fix; nothing is guessed silently.
 
-``MODEL_FACTORIES`` is the hook point: ``register_provider(name, factory)``
-adds a prefix whose factory receives a ``ModelRequest``.
+``MODEL_FACTORIES`` holds the built-in prefixes; ``register_provider(name,
+factory)`` adds one in-process. Installed plugins add prefixes through their
+``register_models`` hook (``kenning.plugins``); they are looked up only for a
+prefix that is not built in, and a built-in of the same name wins.
 """
 
 from __future__ import annotations
@@ -256,6 +258,13 @@ def register_provider(name: str, factory: ModelFactory) -> None:
     MODEL_FACTORIES[name.lower()] = factory
 
 
+def plugin_factories() -> dict[str, ModelFactory]:
+    """The model prefixes installed plugins add (loads the plugins on first use)."""
+    from kenning import plugins
+
+    return plugins.registry().accepted("models", MODEL_FACTORIES)
+
+
 def _custom_server(req: ModelRequest) -> Model:
     """A bare model name on the OpenAI-compatible server at ``[model] base_url``."""
     base_url = req.config.base_url
@@ -322,16 +331,18 @@ def resolve_model(
     def request(provider: str, model: str) -> ModelRequest:
         return ModelRequest(written, provider, model, config, environ, policy)
 
-    if colon and prefix in MODEL_FACTORIES:
+    # A built-in prefix never loads the plugins; an unknown one does, once.
+    factory = (MODEL_FACTORIES.get(prefix) or plugin_factories().get(prefix)) if colon else None
+    if factory is not None:
         if not rest.strip():
             raise ModelNotConfigured(
                 f"{written!r} names the provider but no model; e.g. {prefix}:MODEL-NAME"
             )
-        return MODEL_FACTORIES[prefix](request(prefix, rest.strip()))
+        return factory(request(prefix, rest.strip()))
     if config.base_url:
         return _custom_server(request("", written))
     if colon and "/" not in prefix and "." not in prefix:
-        known = ", ".join(sorted(MODEL_FACTORIES))
+        known = ", ".join(sorted({*MODEL_FACTORIES, *plugin_factories()}))
         raise ModelNotConfigured(
             f"unknown model provider {prefix!r} in {written!r}. Known providers: {known}.\n"
             f"If {written!r} is a model name, write ollama:{written} (or another provider), "

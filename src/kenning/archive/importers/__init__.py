@@ -6,7 +6,10 @@ writes each session in one transaction under a content-derived ``import_key``.
 ``FORMATS`` maps the CLI's format names to the parsers; ``STORERS`` names the
 formats with a storer of their own (jsonl: sessions keyed by their id).
 ``read_source`` and ``store_parsed`` are the two steps of ``kenning sessions
-import`` (and of ``home.sessions.import_file``).
+import`` (and of ``home.sessions.import_file``). Installed plugins add formats
+through their ``register_importers`` hook (``kenning.plugins``): a parser
+``(path) -> ParsedImport`` stored with ``common.store``; a built-in of the same
+name wins.
 """
 
 from __future__ import annotations
@@ -49,6 +52,20 @@ FORMATS: dict[str, Callable[[Path], ParsedImport]] = {
 # to sessions already in the archive instead of keying whole sessions.
 STORERS: dict[str, Callable[..., ImportReport]] = {"jsonl": store_jsonl}
 
+Parser = Callable[[Path], ParsedImport]
+
+
+def plugin_formats() -> dict[str, Parser]:
+    """The import formats installed plugins add (loads the plugins on first use)."""
+    from kenning import plugins
+
+    return plugins.registry().accepted("importers", FORMATS)
+
+
+def format_names() -> list[str]:
+    """Every format ``read_source`` accepts: the built-ins, then the plugins'."""
+    return [*FORMATS, *sorted(plugin_formats())]
+
 
 def read_source(fmt: str, path: Path, *, samples: Sequence[str] = ()) -> ParsedImport:
     """Parse ``path`` as ``fmt``; nothing is written. ``samples`` (locomo only)
@@ -57,13 +74,36 @@ def read_source(fmt: str, path: Path, *, samples: Sequence[str] = ()) -> ParsedI
     Raises ``ImportFormatError`` (the path and what is wrong with it) and
     ``ValueError`` for an unknown format or ``samples`` with another format.
     """
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown import format {fmt!r}; use one of {sorted(FORMATS)}")
+    parser = FORMATS.get(fmt) or plugin_formats().get(fmt)
+    if parser is None:
+        raise ValueError(f"unknown import format {fmt!r}; use one of {format_names()}")
     if samples and fmt != "locomo":
         raise ValueError("samples only apply to the locomo format")
     # Before any read: a FIFO or a device would block it, or never end.
     check_source(path, folder_ok=fmt == "claude-code")
-    return parse_locomo(path, sample_ids=samples) if samples else FORMATS[fmt](path)
+    if samples:
+        return parse_locomo(path, sample_ids=samples)
+    if fmt in FORMATS:
+        return parser(path)
+    return _run_plugin_parser(fmt, parser, path)
+
+
+def _run_plugin_parser(fmt: str, parser: Parser, path: Path) -> ParsedImport:
+    """A plugin's parser, whose bugs become an import error naming it, not a traceback."""
+    try:
+        parsed = parser(path)
+    except ImportFormatError:
+        raise
+    except Exception as exc:
+        raise ImportFormatError(
+            path, "", f"the plugin importer {fmt!r} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not isinstance(parsed, ParsedImport):
+        raise ImportFormatError(
+            path, "", f"the plugin importer {fmt!r} returned {type(parsed).__name__}, "
+            "not a ParsedImport"
+        )
+    return parsed
 
 
 def store_parsed(
@@ -85,6 +125,7 @@ __all__ = [
     "LocomoSession",
     "LocomoTurn",
     "ParsedImport",
+    "Parser",
     "Problem",
     "Progress",
     "import_claude_code",
@@ -97,6 +138,8 @@ __all__ = [
     "parse_locomo",
     "parse_openai",
     "read_locomo",
+    "format_names",
+    "plugin_formats",
     "read_source",
     "store",
     "store_jsonl",
