@@ -287,12 +287,15 @@ def _registrar(kind: str, staged: dict[str, Any]) -> Callable[..., None]:
 
     if kind == "tools":
 
-        def register_tool(fn: Callable[..., Any], *, name: str | None = None,
-                          read_only: bool = False) -> None:
+        def register_tool(
+            fn: Callable[..., Any], *, name: str | None = None, read_only: bool = False
+        ) -> None:
             from kenning.tools.base import Tool
 
-            made = fn if isinstance(fn, Tool) else Tool.from_function(
-                fn, name=name, read_only=read_only, toolset="plugins"
+            made = (
+                fn
+                if isinstance(fn, Tool)
+                else Tool.from_function(fn, name=name, read_only=read_only, toolset="plugins")
             )
             if not _TOOL_NAME.match(made.name):
                 raise PluginError(

@@ -49,7 +49,7 @@ class FormatChoice(click.Choice[str]):
     def __init__(self) -> None:
         super().__init__(())
 
-    @property  # type: ignore[override]
+    @property
     def choices(self) -> tuple[str, ...]:
         return tuple(format_names())
 

@@ -100,8 +100,9 @@ def _run_plugin_parser(fmt: str, parser: Parser, path: Path) -> ParsedImport:
         ) from exc
     if not isinstance(parsed, ParsedImport):
         raise ImportFormatError(
-            path, "", f"the plugin importer {fmt!r} returned {type(parsed).__name__}, "
-            "not a ParsedImport"
+            path,
+            "",
+            f"the plugin importer {fmt!r} returned {type(parsed).__name__}, not a ParsedImport",
         )
     return parsed
 
@@ -128,6 +129,7 @@ __all__ = [
     "Parser",
     "Problem",
     "Progress",
+    "format_names",
     "import_claude_code",
     "import_jsonl",
     "import_locomo",
@@ -137,9 +139,8 @@ __all__ = [
     "parse_jsonl",
     "parse_locomo",
     "parse_openai",
-    "read_locomo",
-    "format_names",
     "plugin_formats",
+    "read_locomo",
     "read_source",
     "store",
     "store_jsonl",
