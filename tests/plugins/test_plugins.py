@@ -26,6 +26,9 @@ import pytest
 import kenning
 from kenning import Agent, Home, plugins
 from kenning.agent.factory import build_tools
+from kenning.archive.importers import ImportFormatError, read_source
+from kenning.config import EmbeddingConfig
+from kenning.embed import EmbedderError, from_config
 from kenning.home import Home as RuntimeHome
 
 HERE = Path(__file__).resolve().parent
@@ -137,6 +140,9 @@ def test_public_agent_takes_a_plugin_model_and_validates_the_tool_arguments(
         assert "times: integer (optional, default 1)" in bad  # what the tool expects
         boom = Agent(model="example:boom", home=home, cwd=tmp_path).run("x").output
         assert "shout failed with ValueError: 99 times is too loud" in boom
+        talk = tmp_path / "talk.txt"
+        talk.write_text("user: hi\nassistant: hello\n", encoding="utf-8")
+        assert home.sessions.import_file("example", talk).sessions_imported == 1
     spec = next(s for s in build_tools(Home.open().runtime).specs() if s.name == "shout")
     assert spec.description == "Say the text in capitals."
     assert spec.parameters["properties"]["times"] == {
@@ -291,3 +297,34 @@ def test_between_plugins_the_first_keeps_a_name_and_bad_registrations_fail_the_h
     assert b.registered["tools"] == [] and b.registered["embedders"] == []
     assert any("parameter 'x' needs a type annotation" in e for e in b.errors)
     assert any("embedder 'has space' is not a usable name" in e for e in b.errors)
+
+
+def test_a_failing_plugin_importer_or_embedder_is_an_error_naming_it(
+    tmp_path: Path, in_process: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = _plugin_module(
+        tmp_path,
+        "kenning_example_faulty",
+        """
+        def register_importers(register):
+            def parse(path):
+                raise KeyError("role")
+            register("faulty", parse)
+            register("wrong", lambda path: {"not": "a ParsedImport"})
+
+        def register_embedders(register):
+            def factory(config):
+                raise OSError("no model file")
+            register("faulty", factory)
+        """,
+    )
+    monkeypatch.setattr(plugins, "_loaded", plugins.load([ep]))
+    source = tmp_path / "talk.txt"
+    source.write_text("user: hi\n", encoding="utf-8")
+    with pytest.raises(ImportFormatError, match="the plugin importer 'faulty' failed: KeyError"):
+        read_source("faulty", source)
+    with pytest.raises(ImportFormatError, match="'wrong' returned dict, not a ParsedImport"):
+        read_source("wrong", source)
+    with pytest.raises(EmbedderError, match="'faulty' failed to start: OSError: no model file"):
+        from_config(EmbeddingConfig(provider="faulty"))
