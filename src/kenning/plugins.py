@@ -35,9 +35,10 @@ Rules the rest of Kenning relies on:
   registers nothing: each hook's registrations are kept all or none.
 - Built-ins win. A name a built-in already has, or that an earlier plugin
   (in distribution-name order) registered, is not taken; the clash is
-  recorded and logged. This module does not know the built-ins (it imports no
-  other Kenning package, so none of them depends on it back): each place that
-  offers plugin additions asks ``accepted(kind, builtin_names)``.
+  recorded and logged. This module does not know the built-ins: it imports
+  only ``kenning.tools`` (to build tools), so the models, embedders, importers
+  and the CLI can depend on it without a cycle. Each place that offers plugin
+  additions asks ``accepted(kind, builtin_names)``.
 
 Why not pluggy (which llm and datasette use): its value is in calling one
 hook across many plugins — ordering, wrappers, first-result. Kenning's hooks
