@@ -53,6 +53,23 @@ def test_a_weaker_answer_or_a_different_statement_does_not_supersede() -> None:
     assert sup.supersede(close, close, created, same, off)[1].tolist() == [-1, -1]
 
 
+def test_a_correction_supersedes_the_statement_it_is_nearest_to() -> None:
+    # two facts about the same people, then a correction of the first that
+    # also resembles the second: only the one it is nearest to is superseded
+    def at(degrees: float) -> list[float]:
+        return [float(np.cos(np.radians(degrees))), float(np.sin(np.radians(degrees)))]
+
+    vectors = _unit(at(0.0), at(-17.7), at(8.1))  # cosines: new-first .99, new-second .90
+    score = np.array([1.0, 0.95, 0.9])
+    created = np.array([0.0, 1.0, 3600.0])
+    new, newer = sup.supersede(score, score, created, vectors, RankParams(supersede_margin=0.2))
+    assert newer.tolist() == [2, -1, -1]
+    assert new[2] > new[0] and new[1] == 0.95
+    # within supersede_nearest of the nearest, both are corrected
+    both = RankParams(supersede_margin=0.2, supersede_nearest=0.1)
+    assert sup.supersede(score, score, created, vectors, both)[1].tolist() == [2, 2, -1]
+
+
 def test_an_older_message_never_supersedes_a_newer_one() -> None:
     score = np.array([1.0, 0.95])
     created = np.array([3600.0, 0.0])  # the better hit is already the newer one

@@ -14,8 +14,11 @@ change everything else ("Lorae Jonis did not receive any awards in 2021;
 instead…"), so sharing it is one way to match; but later statements about
 the same person are many, so the newer one must also keep the subject the
 query asks about and at least half of the other query words the older one
-matched (what the query asks about, not just who). The thresholds are in
-``fusion.RankParams`` with the dev split they were chosen on.
+matched (what the query asks about, not just who). And a later message
+supersedes only the earlier statement it is nearest to (give or take a
+little): a correction of one fact also resembles the others said of the same
+people. The thresholds are in ``fusion.RankParams`` with the dev split they
+were chosen on.
 """
 
 from __future__ import annotations
@@ -172,9 +175,11 @@ def supersede(
     Items are sorted best first; ``vectors`` are unit rows (zero rows, for
     messages without one, never match); ``relevance`` is each item's cosine to
     the query; ``words(i, j)`` says whether older item i and newer item j share
-    their words (``same_statement``). Returns the new scores and, per item,
-    the index of the newest item that supersedes it (else -1). Corrections are
-    applied oldest first, so in a chain the newest ends on top.
+    their words (``same_statement``); a newer item supersedes only the older
+    ones within ``supersede_nearest`` of the cosine of its nearest such one.
+    Returns the new scores and, per item, the index of the newest item that
+    supersedes it (else -1). Corrections are applied oldest first, so in a
+    chain the newest ends on top.
     """
     m = min(len(score), params.supersede_pool)
     n = min(m, params.supersede_top)
@@ -183,14 +188,22 @@ def supersede(
         return out, newer
     c = created[:m]
     r = relevance[:m]
+    sim = vectors[:n] @ vectors[:m].T
     # [older candidate i, newer candidate j]: the cheap tests, all at once
     maybe = (
-        (vectors[:n] @ vectors[:m].T >= params.supersede_cos)
+        (sim >= params.supersede_cos)
         & (c[None, :] - c[:n, None] >= params.supersede_gap_s)
         & (r[None, :] >= r[:n, None] - params.supersede_margin)
     )
-    for i, j in sorted(zip(*np.nonzero(maybe), strict=True), key=lambda ij: c[ij[1]]):
-        if words(int(i), int(j)):
-            out[j] = max(out[j], np.nextafter(out[i], np.inf))
-            newer[i] = j
+    pairs = [(int(i), int(j)) for i, j in zip(*np.nonzero(maybe), strict=True)]
+    pairs = [(i, j) for i, j in pairs if words(i, j)]
+    # a later message corrects the earlier statement it is nearest to, not
+    # everything it resembles that was said about the same people
+    nearest = np.full(m, -np.inf)
+    for i, j in pairs:
+        nearest[j] = max(nearest[j], sim[i, j])
+    pairs = [(i, j) for i, j in pairs if sim[i, j] >= nearest[j] - params.supersede_nearest]
+    for i, j in sorted(pairs, key=lambda ij: c[ij[1]]):
+        out[j] = max(out[j], np.nextafter(out[i], np.inf))
+        newer[i] = j
     return out, newer
