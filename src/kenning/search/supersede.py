@@ -28,6 +28,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -62,13 +63,13 @@ def rerank(
     rows = np.zeros((len(top), vectors.matrix.shape[1]), dtype=np.float32)
     rows[pos >= 0] = vectors.matrix[pos[pos >= 0]]
     asked = frozenset(stems(conn, query_terms(query)))
-    terms: dict[int, Words] = {}  # read only for pairs that pass the vector tests
 
-    def words(i: int, j: int) -> bool:
-        missing = [int(ids[k]) for k in (i, j) if int(ids[k]) not in terms]
-        if missing:
-            terms.update(_words(conn, missing))
-        return same_statement(terms[int(ids[i])], terms[int(ids[j])], asked, params)
+    def words(pairs: list[tuple[int, int]]) -> list[bool]:
+        # read only for pairs that pass the vector tests, in one query
+        seen = _words(conn, sorted({int(ids[k]) for pair in pairs for k in pair}))
+        return [
+            same_statement(seen[int(ids[i])], seen[int(ids[j])], asked, params) for i, j in pairs
+        ]
 
     new, newer = supersede(
         np.array([scored[j][0] for j in top]),
@@ -92,7 +93,21 @@ def _words(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Words]:
             (json.dumps(ids),),
         ).fetchall()
     )
-    return {i: words_of(str(found.get(i, "")), lambda t: stems(conn, t)) for i in ids}
+    raw = {i: _tokens(str(text)[:MAX_QUERY_CHARS]) for i, text in found.items()}
+    vocab = list({t for terms, names in raw.values() for t in (*terms, *names)})
+    stem = dict(zip(vocab, stems(conn, vocab), strict=True))  # one pass; forms are cached
+    empty = Words(frozenset(), frozenset())
+    out = {
+        i: Words(frozenset(stem[t] for t in terms), frozenset(stem[t] for t in names))
+        for i, (terms, names) in raw.items()
+    }
+    return {i: out.get(i, empty) for i in ids}
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(``query_terms``, ``names_in``): the same top hits come back query after query."""
+    return tuple(query_terms(text)), tuple(names_in(text))
 
 
 @dataclass(frozen=True)
@@ -168,14 +183,14 @@ def supersede(
     created: Floats,
     vectors: npt.NDArray[np.float32],
     params: RankParams,
-    words: Callable[[int, int], bool] = lambda i, j: True,
+    words: Callable[[list[tuple[int, int]]], list[bool]] = lambda pairs: [True] * len(pairs),
 ) -> tuple[Floats, Ints]:
     """Scores with each correction lifted just above what it supersedes.
 
     Items are sorted best first; ``vectors`` are unit rows (zero rows, for
     messages without one, never match); ``relevance`` is each item's cosine to
-    the query; ``words(i, j)`` says whether older item i and newer item j share
-    their words (``same_statement``); a newer item supersedes only the older
+    the query; ``words(pairs)`` says for each (older i, newer j) whether they
+    share their words (``same_statement``); a newer item supersedes only the older
     ones within ``supersede_nearest`` of the cosine of its nearest such one.
     Returns the new scores and, per item, the index of the newest item that
     supersedes it (else -1). Corrections are applied oldest first, so in a
@@ -196,7 +211,7 @@ def supersede(
         & (r[None, :] >= r[:n, None] - params.supersede_margin)
     )
     pairs = [(int(i), int(j)) for i, j in zip(*np.nonzero(maybe), strict=True)]
-    pairs = [(i, j) for i, j in pairs if words(i, j)]
+    pairs = [ij for ij, same in zip(pairs, words(pairs) if pairs else [], strict=True) if same]
     # a later message corrects the earlier statement it is nearest to, not
     # everything it resembles that was said about the same people
     nearest = np.full(m, -np.inf)
