@@ -93,20 +93,20 @@ def _words(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Words]:
             (json.dumps(ids),),
         ).fetchall()
     )
-    raw = {i: _tokens(str(text)[:MAX_QUERY_CHARS]) for i, text in found.items()}
-    vocab = list({t for terms, names in raw.values() for t in (*terms, *names)})
+    texts = {i: str(found.get(i, "")) for i in ids}
+    vocab = list({t for text in texts.values() for part in _tokens(text) for t in part})
     stem = dict(zip(vocab, stems(conn, vocab), strict=True))  # one pass; forms are cached
-    empty = Words(frozenset(), frozenset())
-    out = {
-        i: Words(frozenset(stem[t] for t in terms), frozenset(stem[t] for t in names))
-        for i, (terms, names) in raw.items()
-    }
-    return {i: out.get(i, empty) for i in ids}
+    return {i: words_of(text, lambda terms: [stem[t] for t in terms]) for i, text in texts.items()}
+
+
+def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(``query_terms``, ``names_in``) of what either reads (a tool dump is not a cache key)."""
+    return _tokens_of(text[:MAX_QUERY_CHARS])
 
 
 @lru_cache(maxsize=4096)
-def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(``query_terms``, ``names_in``): the same top hits come back query after query."""
+def _tokens_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # cached: the same top hits come back query after query
     return tuple(query_terms(text)), tuple(names_in(text))
 
 
@@ -124,7 +124,8 @@ _JOINERS = frozenset({"and", "&"})
 
 
 def words_of(text: str, stem: Callable[[Iterable[str]], list[str]] = list) -> Words:
-    return Words(frozenset(stem(query_terms(text))), frozenset(stem(names_in(text))))
+    terms, names = _tokens(text)
+    return Words(frozenset(stem(terms)), frozenset(stem(names)))
 
 
 def names_in(text: str) -> list[str]:
