@@ -125,7 +125,7 @@ def test_run_reports_every_system_layout_and_split(tmp_path: Path) -> None:
     report = run_fake(tmp_path, progress=progress, on_totals=lambda *t: totals.append(t))
     assert report["worlds"]["all"] == 2
     assert report["worlds"]["dev"] + report["worlds"]["held_out"] == 2
-    assert totals == [(2, 6 + 6 * 4)] and ticks == {"questions": 30, "worlds": 2}
+    assert totals == [(2, 6 + 6 * 4 + 6)] and ticks == {"questions": 36, "worlds": 2}
     read = report["read"]["systems"]
     assert set(read) == {"fts5_porter_or", "dense", "kenning"}
     assert read["kenning"]["all"]["n"] == 6 and read["kenning"]["all"]["hit@1"] == 1.0
@@ -134,8 +134,11 @@ def test_run_reports_every_system_layout_and_split(tmp_path: Path) -> None:
     for layout in layouts.values():
         cell = layout["systems"]["kenning"]["all"]
         assert cell["n"] == 6 and set(letta.UPDATE_METRICS) <= set(cell)
+    others = report["others_corrected"]
+    assert others["questions"] == 6 and others["systems"]["kenning"]["all"]["n"] == 6
     text = letta.table(report)
     assert "own session, a year later" in text and "(6/6)" in text
+    assert "others corrected" in text
     # Worlds are cached: a warm re-run embeds nothing.
     again = letta.run(tmp_path / "letta", locomo.cached(FakeEmbedder(), tmp_path / "cache.sqlite"))
     assert again["embedded_new_texts"] == 0 and again["read"] == report["read"] | {
@@ -157,6 +160,9 @@ def test_a_broken_ranking_scores_low(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert broken["read"]["systems"]["kenning"]["all"]["hit@1"] <= 0.34
     for name, layout in broken["update"]["layouts"].items():
         assert layout["systems"]["kenning"]["all"]["newer_wins"] == 0.0, name
+    # no supporting fact here is the world's first: oldest-first never finds one
+    assert broken["others_corrected"]["systems"]["kenning"]["all"]["hit@1"] == 0.0
+    assert honest["others_corrected"]["systems"]["kenning"]["all"]["hit@1"] > 0.5
     wins = [
         lay["systems"]["kenning"]["all"]["newer_wins"]
         for lay in honest["update"]["layouts"].values()
@@ -184,3 +190,14 @@ def test_cli_on_three_real_worlds_with_the_real_embedder() -> None:
     assert kenning["n"] == 18 and kenning["hit@1"] >= 0.8
     human = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert "held-out" in human.stdout and "all in one session, 30 days later" in human.stdout
+
+
+def test_the_hard_negative_keeps_only_corrections_of_other_facts() -> None:
+    world = letta.World(1, tuple(WORLDS[0]), "dev")
+    world.update = [
+        letta.UpdateQuestion("a", frozenset({0}), "corrects fact 0"),
+        letta.UpdateQuestion("b", frozenset({0, 1}), "corrects facts 0 and 1"),
+        letta.UpdateQuestion("c", frozenset({2}), "corrects fact 2"),
+    ]
+    assert [q.text for q in letta.others_of(world, 0)] == ["c"]
+    assert [q.text for q in letta.others_of(world, 2)] == ["a", "b"]

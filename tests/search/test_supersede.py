@@ -8,6 +8,8 @@ from kenning.archive.store import Archive, Message
 from kenning.search import supersede as sup
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
+from kenning.search.lexical import stems
+from kenning.search.text import query_terms
 from kenning.testing import FakeEmbedder
 
 DAY = 86_400.0
@@ -49,6 +51,23 @@ def test_a_weaker_answer_or_a_different_statement_does_not_supersede() -> None:
     assert sup.supersede(close, close, created, far, RankParams())[1].tolist() == [-1, -1]
     off = RankParams(supersede_cos=1.0)
     assert sup.supersede(close, close, created, same, off)[1].tolist() == [-1, -1]
+
+
+def test_a_correction_supersedes_the_statement_it_is_nearest_to() -> None:
+    # two facts about the same people, then a correction of the first that
+    # also resembles the second: only the one it is nearest to is superseded
+    def at(degrees: float) -> list[float]:
+        return [float(np.cos(np.radians(degrees))), float(np.sin(np.radians(degrees)))]
+
+    vectors = _unit(at(0.0), at(-17.7), at(8.1))  # cosines: new-first .99, new-second .90
+    score = np.array([1.0, 0.95, 0.9])
+    created = np.array([0.0, 1.0, 3600.0])
+    new, newer = sup.supersede(score, score, created, vectors, RankParams(supersede_margin=0.2))
+    assert newer.tolist() == [2, -1, -1]
+    assert new[2] > new[0] and new[1] == 0.95
+    # within supersede_nearest of the nearest, both are corrected
+    both = RankParams(supersede_margin=0.2, supersede_nearest=0.1)
+    assert sup.supersede(score, score, created, vectors, both)[1].tolist() == [2, 2, -1]
 
 
 def test_an_older_message_never_supersedes_a_newer_one() -> None:
@@ -142,22 +161,24 @@ def test_unrelated_older_hits_keep_their_place(archive: Archive) -> None:
     assert hits.hits[0].id == best.id and all(h.superseded_by is None for h in hits.hits)
 
 
+def _words(text: str) -> sup.Words:
+    return sup.words_of(text)
+
+
+def _query(text: str) -> frozenset[str]:
+    return frozenset(query_terms(text))
+
+
 def test_a_reply_on_the_same_topic_is_not_the_same_statement() -> None:
     params = RankParams()
-
-    def terms(text: str) -> frozenset[str]:
-        from kenning.search.text import query_terms
-
-        return frozenset(query_terms(text))
-
-    query = terms("Which port does the staging database use?")
-    fact = terms("The staging database runs on port 5432.")
-    correction = terms("The staging database now runs on port 5433.")
-    chit_chat = terms("Wow, that sounds like a great setup, congrats!")
+    query = _query("Which port does the staging database use?")
+    fact = _words("The staging database runs on port 5432.")
+    correction = _words("The staging database now runs on port 5433.")
+    chit_chat = _words("Wow, that sounds like a great setup, congrats!")
     assert sup.same_statement(fact, correction, query, params)
     assert not sup.same_statement(fact, chit_chat, query, params)
     # a rewording that drops the words the question asked about is another statement
-    assert not sup.same_statement(fact, terms("The staging box moved."), query, params)
+    assert not sup.same_statement(fact, _words("The staging box moved."), query, params)
 
 
 def test_session_search_marks_the_superseded_message(archive: Archive) -> None:
@@ -191,25 +212,83 @@ def test_session_search_marks_the_superseded_message(archive: Archive) -> None:
 
 
 def test_a_correction_that_adds_its_reason_still_supersedes() -> None:
-    from kenning.search.text import query_terms
-
-    def terms(text: str) -> frozenset[str]:
-        return frozenset(query_terms(text))
-
     params = RankParams()
-    query = terms("Which award did Lorae Jonis receive in 2021?")
-    old = terms("Lorae Jonis received the National Travel Writing Award in 2021.")
-    new = terms(
-        "Lorae Jonis received no National Travel Writing Award in 2021; instead she was "
+    query = _query("Which prize did Lorae Jonis win in 2021?")
+    old = _words("Lorae Jonis won the National Travel Writing Prize in 2021.")
+    new = _words(
+        "Lorae Jonis won no National Travel Writing Prize in 2021; instead she was "
         "nominated twice for the regional essay prize, spent the year teaching creative "
         "nonfiction workshops in Lisbon and finished her third book about river towns, "
         "their bridges and ferries."
     )
-    union, shared = old | new, old & new
+    union, shared = old.terms | new.terms, old.terms & new.terms
     assert len(shared) < params.supersede_jaccard * len(union)  # Jaccard alone would miss it
     assert sup.same_statement(old, new, query, params)
     # the share kept needs enough words: two shared words in a long reply are not enough
-    short = terms("Travel plans 2021.")
-    assert len(short & new) < params.supersede_shared
-    assert len(short & new) < params.supersede_jaccard * len(short | new)
+    short = _words("Travel plans 2021.")
+    assert len(short.terms & new.terms) < params.supersede_shared
+    assert len(short.terms & new.terms) < params.supersede_jaccard * len(short.terms | new.terms)
     assert not sup.same_statement(short, new, query, params)
+
+
+def test_the_named_subject_opens_the_sentence_greetings_name_no_one() -> None:
+    assert sup.names_in("Lorae Jonis received the award.") == ["lorae", "jonis"]
+    assert sup.names_in("Bryen Forster and Austen Moralez co-founded a firm.") == [
+        "bryen",
+        "forster",
+        "austen",
+        "moralez",
+    ]
+    assert sup.names_in("I went to Tokyo. Anne Glass is a photographer.") == ["anne", "glass"]
+    # one capital only opens a sentence; addressing someone is not a subject
+    for text in (
+        "The staging database runs on port 5432.",
+        "Hey John, I donated my old car to the shelter yesterday.",
+        "Thanks, Melanie! It really mattered.",
+        "Hey Mel! How are you doing?",
+        "I met Anne Glass in Paris.",
+    ):
+        assert sup.names_in(text) == [], text
+
+
+def test_a_correction_that_keeps_only_the_subject_still_supersedes() -> None:
+    params = RankParams()
+    query = _query("Which award did Lorae Jonis receive in 2021?")
+    old = _words("Lorae Jonis received the National Travel Writing Award in 2021.")
+    new = _words(
+        "Lorae Jonis did not receive any awards in 2021; instead, she was nominated "
+        "for the International Photography Prize but did not win."
+    )
+    shared = old.terms & new.terms
+    assert len(shared) < params.supersede_jaccard * len(old.terms | new.terms)
+    assert len(shared) < params.supersede_contain * len(old.terms)
+    assert sup.same_statement(old, new, query, params)
+    # the name alone is not enough: the newer one must answer what was asked of her
+    other = _words("Lorae Jonis adopted a rescue greyhound in 2023.")
+    assert not sup.same_statement(old, other, query, params)
+
+
+def test_two_things_said_about_the_same_people_are_not_one_statement() -> None:
+    params = RankParams()
+    query = _query("In what year did Bryen Forster and Austen Moralez first meet?")
+    met = _words("Bryen Forster and Austen Moralez met at a networking event in 2018.")
+    languages = _words("Bryen Forster is fluent in Spanish, while Austen Moralez speaks English.")
+    # the four names alone make the Jaccard: without them the two share nothing
+    assert len(met.terms & languages.terms) >= params.supersede_jaccard * len(
+        met.terms | languages.terms
+    )
+    assert not sup.same_statement(met, languages, query, params)
+    # a statement that matched the query only by its subject's name is not
+    # replaced by whatever is said of that person later
+    book = _words("Anne Glass published a book about marine life.")
+    portrait = _words("Anne Glass is known for portrait photography.")
+    assert not sup.same_statement(book, portrait, _query("Who is Anne Glass?"), params)
+
+
+def test_words_are_compared_as_the_index_stems_them(archive: Archive) -> None:
+    assert stems(archive.conn, ["awards", "received", "Rodaniz's", "部署"]) == [
+        "award",
+        "receiv",
+        "rodaniz",
+        "部署",
+    ]

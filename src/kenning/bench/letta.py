@@ -27,6 +27,11 @@ recency decay on: it is what newer-wins rests on today).
   ``stale_in_top10`` where a stale fact is still among the top 10 (older
   stays findable). The other questions' corrections are in the archive too,
   as they would be.
+- others corrected (the hard negative for supersession): each update
+  question's world with the corrections of the world's *other* questions
+  (those sharing none of its supporting facts) in one session 30 days later;
+  is a supporting fact still ranked first? Everything said later about the
+  same people must not displace an answer nobody corrected.
 
 Split: a world is ``dev`` when the first byte of sha256 over its facts (one
 per line) is even, else ``held_out`` (~50/50, stable, blind to content).
@@ -81,6 +86,9 @@ LAYOUTS = (
     Layout("own_session_1y", "own session, a year later", 365, "own"),
     Layout("one_session_30d", "all in one session, 30 days later", 30, "one"),
 )
+
+
+OTHERS_DELAY_DAYS = 30.0  # the hard negative's corrections, as in one_session_30d
 
 
 @dataclass(frozen=True)
@@ -205,6 +213,26 @@ def _build(path: Path, world: World, layout: Layout | None, embedder: CachedEmbe
     return _Built(Corpus(archive, engine, embedder), facts, corrections)
 
 
+def _build_others(path: Path, world: World, question: int, embedder: CachedEmbedder) -> _Built:
+    """The world's facts, then the corrections of the questions not about ``question``'s facts."""
+    archive = Archive(path)
+    sid = archive.start_session("import", title=f"world {world.number}", started_at=T0)
+    facts = [_add(archive, sid, text, T0 + i) for i, text in enumerate(world.facts)]
+    start = T0 + OTHERS_DELAY_DAYS * DAY
+    later = archive.start_session("import", title="other corrections", started_at=start)
+    others = others_of(world, question)
+    corrections = [_add(archive, later, q.correction, start + j) for j, q in enumerate(others)]
+    now = start + len(others) + ASKED_AFTER
+    engine = SearchEngine(archive, embedder, SearchConfig(), clock=lambda: now)
+    return _Built(Corpus(archive, engine, embedder), facts, corrections)
+
+
+def others_of(world: World, question: int) -> list[UpdateQuestion]:
+    """The world's update questions whose supporting facts ``question`` does not share."""
+    mine = world.update[question].stale
+    return [q for q in world.update if not q.stale & mine]
+
+
 def _add(archive: Archive, sid: str, text: str, when: float) -> int:
     stored = archive.append(sid, Message(role="user", content=text, created_at=when))
     assert stored.id is not None
@@ -270,11 +298,13 @@ def run(
     chosen = everything[:worlds] if worlds is not None else everything
     n_read = sum(len(w.read) for w in chosen)
     n_update = sum(len(w.update) for w in chosen)
+    n_others = sum(1 for w in chosen for j in range(len(w.update)) if others_of(w, j))
     if on_totals is not None:
-        on_totals(len(chosen), n_read + n_update * len(LAYOUTS))
+        on_totals(len(chosen), n_read + n_update * len(LAYOUTS) + n_others)
     started = time.perf_counter()
     read = {s: _Tally() for s in SYSTEMS}
     update = {(lay.name, s): _Tally() for lay in LAYOUTS for s in SYSTEMS}
+    others = {s: _Tally() for s in SYSTEMS}
     latency: dict[str, list[float]] = {s: [] for s in SYSTEMS}
     next_fact_first = dict.fromkeys(SYSTEMS, 0)
     misses: list[dict[str, Any]] = []
@@ -290,10 +320,18 @@ def run(
                 for w in group
                 for lay in (None, *LAYOUTS)
             }
+            hard = {
+                (w.number, j): _build_others(
+                    Path(tmp) / f"w{w.number}-others{j}.db", w, j, embedder
+                )
+                for w in group
+                for j in range(len(w.update))
+                if others_of(w, j)
+            }
             embedder.embed_passages(
-                [p for b in built.values() for p in b.corpus.pending_passages()]
+                [p for b in (*built.values(), *hard.values()) for p in b.corpus.pending_passages()]
             )
-            for b in built.values():
+            for b in (*built.values(), *hard.values()):
                 b.corpus.prepare()
             for w in group:
                 b = built[(w.number, "read")]
@@ -322,7 +360,18 @@ def run(
                             update[(lay.name, system)].add(w.split, scored)
                         if progress is not None:
                             progress("questions", 1)
-            for b in built.values():
+                for j, uq in enumerate(w.update):
+                    if (w.number, j) not in hard:
+                        continue
+                    b = hard[(w.number, j)]
+                    gold = {b.facts[i] for i in uq.stale}
+                    for system in SYSTEMS:
+                        others[system].add(
+                            w.split, score_read(b.corpus.rank(system, uq.text), gold)
+                        )
+                    if progress is not None:
+                        progress("questions", 1)
+            for b in (*built.values(), *hard.values()):
                 b.corpus.close()
             for path in Path(tmp).iterdir():
                 path.unlink()
@@ -351,6 +400,11 @@ def run(
                 }
                 for lay in LAYOUTS
             },
+        },
+        "others_corrected": {
+            "questions": n_others,
+            "delay_days": OTHERS_DELAY_DAYS,
+            "systems": {s: others[s].summary(("hit@1",)) for s in SYSTEMS},
         },
         "embedder": embedder.identity.key(),
         "embedded_new_texts": embedder.misses,
@@ -431,6 +485,19 @@ def table(report: dict[str, Any]) -> str:
                 f"{_share(h, 'newer_wins'):>10}{_share(a, 'newer_first'):>13}"
                 f"{_share(a, 'stale_in_top10'):>17}"
             )
+    oc = report["others_corrected"]
+    lines += [
+        "",
+        f"others corrected: is a supporting fact still first when the world's other facts were "
+        f"corrected {oc['delay_days']:g} days later? ({oc['questions']:,} questions)",
+        f"{'system':<16}{'hit@1':>9}{'':>12}{'dev':>8}{'held-out':>10}",
+    ]
+    for system, cells in oc["systems"].items():
+        a, d, h = cells["all"], cells["dev"], cells["held_out"]
+        lines.append(
+            f"{system:<16}{_share(a, 'hit@1'):>9}{'(' + _count(a, 'hit@1') + ')':>12}"
+            f"{_share(d, 'hit@1'):>8}{_share(h, 'hit@1'):>10}"
+        )
     if rd["unmatched_questions"]:
         lines.append(f"\n{rd['unmatched_questions']} read questions had no update twin: skipped")
     return "\n".join(lines)

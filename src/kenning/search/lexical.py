@@ -11,6 +11,7 @@ what makes large archives slow.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterable
 
 from kenning.search.text import cjk_index_text, fts_or_query
 
@@ -64,6 +65,16 @@ def _indexed_forms(conn: sqlite3.Connection, term: str) -> frozenset[str]:
             _FORMS.clear()
         _FORMS[term] = forms
     return forms
+
+
+def stems(conn: sqlite3.Connection, terms: Iterable[str]) -> list[str]:
+    """Each term as the index holds it: its porter stem (the longest token if it splits)."""
+    _ensure_temp(conn)
+    out = []
+    for term in terms:
+        forms = _indexed_forms(conn, term)
+        out.append(max(sorted(forms), key=len) if forms else term)
+    return out
 
 
 def term_doc_counts(

@@ -3,26 +3,41 @@
 "The staging database is on port 5432" then, a day or a year later, "…on port
 5433": both are found, the newer first, and the older one's hit names the
 message that supersedes it (``SearchHit.superseded_by``). No model is asked:
-two messages are one statement reworded when their own vectors are close,
-they share their words (the subject and the query words the older matched)
-and they answer the query about equally well; statements typed together are
-a list, never corrections of one another. The thresholds are in
-``fusion.RankParams`` with the dev split they were chosen on.
+two messages are one statement restated when their own vectors are close,
+they answer the query about equally well and they share their words;
+statements typed together are a list, never corrections of one another.
+
+Words are compared as the index sees them (porter stems), and a statement's
+named subject — the names that open its sentence, "Lorae Jonis received…" —
+counts apart from the rest. A correction may keep only the subject and
+change everything else ("Lorae Jonis did not receive any awards in 2021;
+instead…"), so sharing it is one way to match; but later statements about
+the same person are many, so the newer one must also keep the subject the
+query asks about and at least half of the other query words the older one
+matched (what the query asks about, not just who). And a later message
+supersedes only the earlier statement it is nearest to (give or take a
+little): a correction of one fact also resembles the others said of the same
+people. The thresholds are in ``fusion.RankParams`` with the dev split they
+were chosen on.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 
 from kenning.search.fusion import Floats, Ints, RankParams
 from kenning.search.index import VectorSet
+from kenning.search.lexical import stems
 from kenning.search.models import Kind
-from kenning.search.text import query_terms
+from kenning.search.text import MAX_QUERY_CHARS, STOPWORDS, query_terms
 
 Scored = list[tuple[float, Kind, int]]
 
@@ -47,14 +62,14 @@ def rerank(
     pos = vectors.positions(ids)
     rows = np.zeros((len(top), vectors.matrix.shape[1]), dtype=np.float32)
     rows[pos >= 0] = vectors.matrix[pos[pos >= 0]]
-    asked = frozenset(query_terms(query))
-    terms: dict[int, frozenset[str]] = {}  # read only for pairs that pass the vector tests
+    asked = frozenset(stems(conn, query_terms(query)))
 
-    def words(i: int, j: int) -> bool:
-        missing = [int(ids[k]) for k in (i, j) if int(ids[k]) not in terms]
-        if missing:
-            terms.update(_terms(conn, missing))
-        return same_statement(terms[int(ids[i])], terms[int(ids[j])], asked, params)
+    def words(pairs: list[tuple[int, int]]) -> list[bool]:
+        # read only for pairs that pass the vector tests, in one query
+        seen = _words(conn, sorted({int(ids[k]) for pair in pairs for k in pair}))
+        return [
+            same_statement(seen[int(ids[i])], seen[int(ids[j])], asked, params) for i, j in pairs
+        ]
 
     new, newer = supersede(
         np.array([scored[j][0] for j in top]),
@@ -71,29 +86,96 @@ def rerank(
     return sorted(out, key=lambda t: -t[0]), later
 
 
-def _terms(conn: sqlite3.Connection, ids: list[int]) -> dict[int, frozenset[str]]:
+def _words(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Words]:
     found = dict(
         conn.execute(
             "SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
             (json.dumps(ids),),
         ).fetchall()
     )
-    return {i: frozenset(query_terms(str(found.get(i, "")))) for i in ids}
+    texts = {i: str(found.get(i, "")) for i in ids}
+    vocab = list({t for text in texts.values() for part in _tokens(text) for t in part})
+    stem = dict(zip(vocab, stems(conn, vocab), strict=True))  # one pass; forms are cached
+    return {i: words_of(text, lambda terms: [stem[t] for t in terms]) for i, text in texts.items()}
 
 
-def same_statement(
-    older: frozenset[str], newer: frozenset[str], query: frozenset[str], params: RankParams
-) -> bool:
-    """Do two messages' words (``text.query_terms``) make them one statement, reworded?"""
+def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(``query_terms``, ``names_in``) of what either reads (a tool dump is not a cache key)."""
+    return _tokens_of(text[:MAX_QUERY_CHARS])
+
+
+@lru_cache(maxsize=4096)
+def _tokens_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    # cached: the same top hits come back query after query
+    return tuple(query_terms(text)), tuple(names_in(text))
+
+
+@dataclass(frozen=True)
+class Words:
+    """A message's words as the pair test sees them."""
+
+    terms: frozenset[str]  # ``text.query_terms``, stemmed
+    names: frozenset[str]  # its named subjects (``names_in``), stemmed alike
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_JOINERS = frozenset({"and", "&"})
+
+
+def words_of(text: str, stem: Callable[[Iterable[str]], list[str]] = list) -> Words:
+    terms, names = _tokens(text)
+    return Words(frozenset(stem(terms)), frozenset(stem(names)))
+
+
+def names_in(text: str) -> list[str]:
+    """The named subjects: the capitalised words that open a sentence, before its verb.
+
+    "Lorae Jonis received…" and "Bryen Forster and Austen Moralez co-founded…"
+    name who the statement is about. A run must be two words or more (one
+    capital only opens the sentence) and go straight on with a lowercase word,
+    so greetings and addressing ("Hey John, …", "Thanks, Melanie!") name no
+    one: in dialogue those are what two replies share, not a subject.
+    """
+    out: list[str] = []
+    for sentence in _SENTENCE.split(text[:MAX_QUERY_CHARS]):
+        run: list[str] = []
+        for match in _WORD.finditer(sentence):
+            token = match.group()
+            if token[0].isupper() or (run and token in _JOINERS):
+                run.append(token)
+                if sentence[match.end() : match.end() + 1] not in ("", " "):
+                    break  # punctuation ends the run: an address or a list
+                continue
+            if len(run) >= 2 and token[0].islower():
+                out += [w.lower() for w in run if w not in _JOINERS]
+            break
+    return list(dict.fromkeys(w for w in out if w not in STOPWORDS))  # as ``query_terms``
+
+
+def same_statement(old: Words, new: Words, query: frozenset[str], params: RankParams) -> bool:
+    """Do two messages' words make them one statement, restated or corrected?"""
+    older, newer = old.terms, new.terms
+    who = old.names & query  # the subject the query asks about: the newer must keep it
+    if not who <= newer:
+        return False
+    # Names are shared by everything said about someone: the other words tell
+    # two statements apart, and the other query words say what is asked of them.
+    names = old.names | new.names
+    asked = (older & query) - names
+    covered = len(asked & newer) >= params.supersede_cover * len(asked)
     shared = len(older & newer)
     alike = shared >= params.supersede_jaccard * len(older | newer)
     # a correction often adds its reason ("…; instead, she was nominated"): it
     # keeps most of the older statement's words while its Jaccard falls
     kept = shared >= max(params.supersede_shared, params.supersede_contain * len(older))
-    if not shared or not (alike or kept):
-        return False
-    asked = older & query
-    return not asked or len(asked & newer) >= params.supersede_cover * len(asked)
+    if (alike or kept) and (older & newer) - names:
+        return covered
+    # or it keeps only who it is about and says the rest anew ("Lorae Jonis did
+    # not receive any awards in 2021; instead…"): then it must answer what the
+    # older one answered of the query, beyond the name
+    subject = bool(who) and who <= new.names and shared >= params.supersede_subject_shared
+    return subject and bool(asked) and covered
 
 
 def supersede(
@@ -102,16 +184,18 @@ def supersede(
     created: Floats,
     vectors: npt.NDArray[np.float32],
     params: RankParams,
-    words: Callable[[int, int], bool] = lambda i, j: True,
+    words: Callable[[list[tuple[int, int]]], list[bool]] = lambda pairs: [True] * len(pairs),
 ) -> tuple[Floats, Ints]:
     """Scores with each correction lifted just above what it supersedes.
 
     Items are sorted best first; ``vectors`` are unit rows (zero rows, for
     messages without one, never match); ``relevance`` is each item's cosine to
-    the query; ``words(i, j)`` says whether older item i and newer item j share
-    their words (``same_statement``). Returns the new scores and, per item,
-    the index of the newest item that supersedes it (else -1). Corrections are
-    applied oldest first, so in a chain the newest ends on top.
+    the query; ``words(pairs)`` says for each (older i, newer j) whether they
+    share their words (``same_statement``); a newer item supersedes only the older
+    ones within ``supersede_nearest`` of the cosine of its nearest such one.
+    Returns the new scores and, per item, the index of the newest item that
+    supersedes it (else -1). Corrections are applied oldest first, so in a
+    chain the newest ends on top.
     """
     m = min(len(score), params.supersede_pool)
     n = min(m, params.supersede_top)
@@ -120,14 +204,22 @@ def supersede(
         return out, newer
     c = created[:m]
     r = relevance[:m]
+    sim = vectors[:n] @ vectors[:m].T
     # [older candidate i, newer candidate j]: the cheap tests, all at once
     maybe = (
-        (vectors[:n] @ vectors[:m].T >= params.supersede_cos)
+        (sim >= params.supersede_cos)
         & (c[None, :] - c[:n, None] >= params.supersede_gap_s)
         & (r[None, :] >= r[:n, None] - params.supersede_margin)
     )
-    for i, j in sorted(zip(*np.nonzero(maybe), strict=True), key=lambda ij: c[ij[1]]):
-        if words(int(i), int(j)):
-            out[j] = max(out[j], np.nextafter(out[i], np.inf))
-            newer[i] = j
+    pairs = [(int(i), int(j)) for i, j in zip(*np.nonzero(maybe), strict=True)]
+    pairs = [ij for ij, same in zip(pairs, words(pairs) if pairs else [], strict=True) if same]
+    # a later message corrects the earlier statement it is nearest to, not
+    # everything it resembles that was said about the same people
+    nearest = np.full(m, -np.inf)
+    for i, j in pairs:
+        nearest[j] = max(nearest[j], sim[i, j])
+    pairs = [(i, j) for i, j in pairs if sim[i, j] >= nearest[j] - params.supersede_nearest]
+    for i, j in sorted(pairs, key=lambda ij: c[ij[1]]):
+        out[j] = max(out[j], np.nextafter(out[i], np.inf))
+        newer[i] = j
     return out, newer
