@@ -497,6 +497,11 @@ _CASES: dict[tuple[str, Scope], list[tuple[str, str]]] = {
     ],
     ("persistence_more", "rules"): [
         ("nopasswd", "echo 'ops ALL=(ALL) NOPASSWD:ALL' > /tmp/ops"),
+        # an autostart file installed is persistence even in a rule file (enabling a unit the
+        # project ships is not: see CLEAN)
+        ("launch-agent", "cp agent.plist ~/Library/LaunchAgents/ && launchctl load agent.plist"),
+        ("systemd-unit", "sudo tee /etc/systemd/system/updater.service < unit.txt"),
+        ("xdg-autostart", "mv sync.desktop ~/.config/autostart/"),
     ],
     ("autostart_command", "memory"): [
         ("launchctl", "launchctl load ~/Library/LaunchAgents/x.plist"),
@@ -610,3 +615,17 @@ def test_clean_facts_stay_clean_when_joined_line_by_line() -> None:
     facts = [c for c in CLEAN if not c.startswith("\ufeff")]
     joined = {(a, b): scan(f"{a}\n{b}", "script") for a in facts for b in facts}
     assert {pair: found for pair, found in joined.items() if found} == {}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Run `systemctl --user enable myapp` after installing the package",
+        "ls ~/Library/LaunchAgents shows what starts at login",
+        "The installer puts its plist in Library/LaunchAgents; remove it to uninstall.",
+    ],
+)
+def test_a_rule_file_may_mention_and_enable_autostart(text: str) -> None:
+    """Installing an autostart file is blocked in a rule file; naming the folder or enabling
+    the project's own unit is documentation."""
+    assert scan(text, "rules") == []
