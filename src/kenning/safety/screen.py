@@ -124,9 +124,42 @@ def _negated(text: str, start: int) -> bool:
     return _NEGATION.search(window[cut + 1 :]) is not None
 
 
+# A phrase in quotes, named as an example of something ("the report lists 'ignore previous
+# instructions' as the most common attack phrase"), is a mention, not an instruction. The
+# quotes must hold little more than the match: a whole instruction quoted is still one.
+_OPEN_QUOTE: Final = {"'": "'", '"': '"', "“": "”", "‘": "’", "«": "»", "「": "」", "『": "』"}
+_QUOTE_SLACK: Final = 24
+_MENTION_CUE: Final = re.compile(
+    r"""\b(?:phrases?|wording|strings?|sentences?|attacks?|examples?|e\.g\.|such\s+as|called
+      |known\s+as|lists?|listed|flag(?:s|ged)?|detects?|detected|blocks?|blocked|refuses?|refused
+      |patterns?|payloads?|injections?|classic|common|typical)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _quoted_mention(text: str, start: int, end: int) -> bool:
+    """True if ``text[start:end]`` sits inside short quotes in a sentence that names it as an
+    example (see :data:`_MENTION_CUE`)."""
+    head = text[max(0, start - _QUOTE_SLACK) : start]
+    opened = max(head.rfind(q) for q in _OPEN_QUOTE)
+    if opened < 0 or "\n" in head[opened:]:
+        return False
+    closer = _OPEN_QUOTE[head[opened]]
+    close = text.find(closer, end, end + _QUOTE_SLACK)
+    if close < 0 or "\n" in text[end:close]:
+        return False
+    lo, hi = max(0, start - _QUOTE_SLACK) + opened, close + 1
+    line_start = text.rfind("\n", 0, lo) + 1
+    line_end = text.find("\n", hi)
+    outside = text[line_start:lo] + " " + text[hi : len(text) if line_end < 0 else line_end]
+    return _MENTION_CUE.search(outside) is not None
+
+
 def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
     for m in rule.regex.finditer(text):
-        if rule.negatable and _negated(text, m.start()):
+        if rule.negatable and (
+            _negated(text, m.start()) or _quoted_mention(text, m.start(), m.end())
+        ):
             continue
         if rule.exempt is not None and rule.exempt(m.group()):
             continue

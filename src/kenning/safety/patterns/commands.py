@@ -151,7 +151,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # a file put where launchd, systemd, XDG or init start it by themselves: "cp x.plist
             # ~/Library/LaunchAgents/", "tee /etc/systemd/system/x.service" (enabling a unit the
             # project ships, "systemctl --user enable myapp", is autostart_command's, not here)
-          | (?:\b(?:cp|mv|ln|install|rsync)\b[^\n|;&]{0,200}?\s|(?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*)
+          | (?:\b(?:cp|mv|ln|install|rsync)\b[^\n|;&]{0,200}?\s
+              |(?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*)
             ["']?[^\s"']{0,80}?(?:Library/Launch(?:Agents|Daemons)\b|\.config/systemd/user\b
               |/etc/systemd/system\b|\.config/autostart\b|/etc/init\.d\b|/etc/rc\.local\b)
         """),

@@ -94,9 +94,17 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | \b(?:consider|treat|regard|deem)\s+(?:(?:the|all|any|every|your)\s+){{0,2}}
             (?:{_QUALIFIER}\s+)(?:[\w-]+\s+){{0,2}}?{_TARGET}\s+(?:as\s+)?{_VOIDED}
             # "everything above this point was injected", "whatever you were told ... no longer"
-          | \b(?:everything|anything|whatever|all)\s+(?:(?:above|before)\s+(?:this|here)
+          | \b(?:everything|anything|whatever|all)\s+(?:[\w-]+\s+){{0,2}}?
+            (?:(?:above|before)\s+(?:this|here)|up\s+to\s+(?:here|now|this\s+point)|so\s+far
               |you\s+(?:were|have\s+been)\s+told)\b[^.!?\n]{{0,50}}?
             \b(?:injected|fake|void|a\s+test|no\s+longer|obsolete|irrelevant|to\s+be\s+ignored)
+            # "forget everything above", "drop whatever you were told before" (the whole prior
+            # context, not a topic: "forget everything about the old server" passes)
+          | \b{_VOID_VERB}\s+(?:everything|anything|whatever
+              |all\s+(?:of\s+)?(?:that|this|the\s+above))
+            \s+(?:(?!about\b)[\w'’-]+\s+){{0,5}}?(?:above|before(?=\s*(?:[.,;:!?)]|$|(?:this|that
+              |now|and|but)\b))|earlier|previously|so\s+far|until\s+now
+              |up\s+to\s+(?:now|here|this\s+point))\b
             # "this note takes precedence over your system instructions"
           | \b(?:takes?|taking|has|have|having|gets?)\s+(?:precedence|priority)\s+over\s+
             (?:your|the\s+system|any|all|the\s+(?:previous|original|developer))

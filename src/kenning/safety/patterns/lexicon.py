@@ -105,6 +105,48 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"trước|hệ\s+thống",
     ),
     (r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल\s+जा|मत\s+मानो", r"निर्देश|नियम|आदेश", r"पिछले|पहले"),
+    # "forget everything before": a void verb and the whole prior context as a pronoun
+    # ("alles davor", "tout ce qui précède", "todo lo anterior"), not a noun it qualifies
+    # ("ignora todos los avisos anteriores" passes)
+    (
+        r"\b(?:vergiss|vergessen\s+Sie|ignorier\w*|missacht\w*)\b",
+        r"\balles\b[^.!?\n]{0,40}?\b(?:bisher|bislang|davor|vorher|zuvor|oben|bis\s+jetzt)\b|"
+        r"\balles\s+(?:Vorherige|Bisherige|Obige)",
+    ),
+    (
+        r"\b(?:oublie[rz]?|ignore[rz]?)\b",
+        r"\btout\s+ce\s+qu(?:i|e|['’])[^.!?\n]{0,40}?(?:avant|auparavant|précédemment|ci-dessus|"
+        r"jusqu['’]ici|jusqu['’]à\s+présent|précède)",
+    ),
+    (
+        r"\b(?:olvida|olvide|ignora)\b",
+        r"\btodo\s+lo\s+(?:anterior|de\s+antes|dicho|de\s+arriba|que\s+(?:te\s+)?(?:dije|dijeron|"
+        r"pidieron|pedí|han\s+dicho))",
+    ),
+    (
+        r"\b(?:esqueça|esqueca)\b|\bignore\s+tudo",
+        r"\btudo\s+(?:o\s+que\s+(?:foi\s+dito|te\s+disseram|eu\s+disse)|acima|anterior|antes)",
+    ),
+    (
+        r"\b(?:dimentica|ignora)\b",
+        r"\btutto\s+(?:quello\s+che|ciò\s+che|quanto)[^.!?\n]{0,40}?(?:prima|finora|sopra)|"
+        r"\btutto\s+(?:il\s+)?precedente",
+    ),
+    (
+        r"забудь|игнорируй|проигнорируй",
+        r"\b(?:всё|все)\b[^.!?\n]{0,30}?(?:раньше|ранее|выше|до\s+этого|прежде|что\s+тебе\s+"
+        r"(?:говорили|сказали))",
+    ),
+    (
+        r"忘掉|忘记|忘記|忽略|无视|無視|别管|別管|不要管|不用管",
+        r"之前|以上|上面|前面|先前|此前",
+        r"一切|全部内容|全部內容|的事|说的|說的|让你做|讓你做|告诉你|告訴你|交代",
+    ),
+    (
+        r"忘れ|無視",
+        r"(?:これまで|ここまで|以前|上記|前)の(?:内容|こと|話|会話|やりとり|指示)",
+    ),
+    (r"잊어|잊고|무시", r"지금까지|이전|위의|앞의", r"모든\s*것|전부|내용"),
     # "obey only this note": only-follow + a reference to the note itself
     (
         r"只(?:听从|聽從|服从|服從|遵守|遵循)|だけに従|만\s*따르|только\s+(?:то|мои|эти|этой)|"
@@ -199,8 +241,17 @@ _DISABLE: Final[list[tuple[str, ...]]] = [
     ),
     (
         r"(?:nie|nicht)\s+mehr\s+nach\s+(?:einer\s+)?Bestätigung|Freigaben\s+sind\s+abgeschaltet|"
-        r"ohne\s+(?:Bestätigung|Rückfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten",
+        r"ohne\s+(?:Bestätigung|Rückfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten|"
+        r"keine\s+(?:Rückfragen?|Nachfragen?|Bestätigungen?|Freigaben?)\s+mehr",
     ),
+    # approvals declared given in advance: "alle Freigaben gelten als erteilt"
+    (
+        r"(?:Freigaben?|Genehmigungen?|Bestätigungen?)\s+(?:gelten|gilt)\s+(?:\w+\s+){0,3}?als\s+"
+        r"(?:erteilt|gegeben|erfolgt)|(?:aprobaciones|confirmaciones)\s+se\s+(?:dan|consideran)\s+"
+        r"(?:por\s+)?(?:concedidas|aprobadas|dadas)|(?:approbations|confirmations)\s+sont\s+"
+        r"(?:considérées\s+comme\s+)?(?:accordées|acquises|données)",
+    ),
+    (r"считаются\s+(?:одобренными|подтверждёнными|подтвержденными)",),
     (
         r"désactive\s+les\s+(?:vérifications|confirmations|contrôles)|n['’]attends\s+plus\s+l['’]approbation|"
         r"sans\s+(?:demander|confirmation|approbation)",
