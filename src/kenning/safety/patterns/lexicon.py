@@ -70,10 +70,11 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
     # German
     (
         r"\b(?:ignorier\w*|vergiss|vergessen|missacht\w*)\b|nicht\s+mehr\s+(?:beachten|befolgen)|"
-        r"außer\s+Kraft|ungültig|veraltet|gelten\s+nicht\s+mehr",
+        r"außer\s+Kraft|ungültig|veraltet|gelten\s+(?:\w+\s+){0,2}?nicht\s+mehr",
         r"Anweisung|Instruktion|Regel|Befehl|Vorgabe|Richtlinie|Systemanweisung|Systemprompt|"
         r"Einschränkung|gesagt",
-        r"vorherig|vorig|bisherig|früher|obig|\bdeine\b|\bIhre\b|System|vorher|oben",
+        r"vorherig|vorig|bisherig|früher|obig|\bdein(?:e|es|er|en|em)?\b|\bIhre[snmr]?\b|System|"
+        r"Entwickler|vorher|oben",
     ),
     # French
     (
@@ -167,8 +168,12 @@ _ROLE: Final[list[tuple[str, ...]]] = [
     ),
     (r"没有任何限制的|沒有任何限制的|不受(?:开发者|開發者|任何)?.{0,6}(?:约束|約束|限制)",),
     (r"制限のない|制限なし|として振る舞", r"AI|制限|倫理|ルール"),
-    (r"倫理規定は適用されません|制限を解除",),
+    (r"倫理規定は適用されません|制限(?:は|を|が)?(?:もう|すでに|既に|全て|すべて)?解除",),
     (r"제한이\s*없는|규칙은\s*너에게\s*적용되지|제한\s*없이",),
+    (
+        r"너는|넌|당신은|지금부터",
+        r"(?:규칙|제한|제약|윤리)(?:도|이|은|가)?\s*(?:전혀\s*|하나도\s*)?없는",
+    ),
     (
         r"теперь\s+ты|ты\s+теперь|отныне\s+ты",
         r"без\s+ограничени|не\s+распространя|свобод|по\s+имени",
