@@ -157,8 +157,10 @@ def _quoted_mention(text: str, start: int, end: int) -> bool:
 
 def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
     for m in rule.regex.finditer(text):
-        if rule.negatable and (
-            _negated(text, m.start()) or _quoted_mention(text, m.start(), m.end())
+        if rule.negatable and _negated(text, m.start()):
+            continue
+        if (rule.negatable or rule.category == "injection") and _quoted_mention(
+            text, m.start(), m.end()
         ):
             continue
         if rule.exempt is not None and rule.exempt(m.group()):

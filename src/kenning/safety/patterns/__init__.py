@@ -10,7 +10,8 @@ match: :mod:`.injection` (the canonical phrases addressed to the model), :mod:`.
 self-propagation, phishing), :mod:`.lexicon` (the same intents in many languages),
 :mod:`.structure` (fake system messages, turns, tool calls, comments, templated links),
 :mod:`.payloads` and :mod:`.commands` (commands that leak, persist, destroy or run remote
-code), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
+code), :mod:`.leaks` (secrets shown in replies, copied out, read into URLs; money
+redirected), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
 :mod:`.credentials` and :mod:`.secrets` (secrets pasted as text); :mod:`.schema` defines a row
 and the scopes.
 
@@ -30,6 +31,7 @@ from kenning.safety.patterns import (
     credentials,
     injection,
     intent,
+    leaks,
     lexicon,
     payloads,
     scripts,
@@ -102,6 +104,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *intent.PATTERNS,
     *structure.PATTERNS,
     *commands.PATTERNS,
+    *leaks.PATTERNS,
     *secrets.PATTERNS,
 )
 

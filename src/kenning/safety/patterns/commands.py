@@ -159,6 +159,9 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?/etc/sudoers
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?\.git/hooks/
           | \bcore\.hooksPath\b
+            # a shell or interpreter made setuid: "chmod u+s /bin/bash" is a root shell kept
+          | \bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[2467][0-7]{3})\s+(?:\S*/)?
+            (?:bash|sh|dash|zsh|python\d*(?:\.\d+)?|perl|find|vim?|env|busybox)\b
           | \bPROMPT_COMMAND=[^\n]{0,200}?\b(?:curl|wget|nc)\b
           | \breg(?:\.exe)?\s+add\s+[^\n]{0,80}\\CurrentVersion\\Run
           | @reboot\b

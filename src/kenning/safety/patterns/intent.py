@@ -228,13 +228,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         gate=gate(
             r"approv|confirm|permission|safety|threat|guardrail|sandbox|filter|scan|security"
             r"|without|never|yolo|danger|no-verify|yes|guard|straight|directly|risks|need\s+to\s+ask"
+            r"|refusal|moderation|restriction|warning|alert|stops|fine\s+to|ok\s+to|okay\s+to"
         ),
         regex=english_regex(r"""
             # (a cheap gate first: the scope check below looks ahead, so only at a likely start)
             (?=\b(?:disable|turn|switch|skip|bypass|deactivate|get|circumvent|suppress|approvals?
               |confirmations?|run|execute|treat|consider|never|auto-?approve|yolo|approval|danger
               |add|use|pass|append|always|answer|reply|say|click|guardrails|safety|filters|so|write
-              |the|don['’]?t|do|no)\b|--)
+              |the|don['’]?t|do|no|refusals?|content|moderation|restrictions|disregard|ignore
+              |dismiss|silence|it['’]?s|it)\b|--)
             (?![^.!?\n]{0,120}\b(?:read-only|\w+-only|only\s+for|except|but\s+keep|keep\s+(?:it
               |them)
               \s+(?:on|for)|non-destructive)\b)
@@ -269,11 +271,23 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             | \b(?:add|use|pass|append)\s+[`'"]?--no-verify\b
             | \b(?:always\s+)?(?:answer|reply|say|click)\s+['"‘“]?yes['"’”]?\s+to\s+
               (?:any|every|all)\s+(?:confirmation|prompt|dialog|question)
-            | \b(?:guardrails|safety\s+checks|approvals|filters)\s+(?:are|have\s+been)\s+(?:disabled
-                |turned\s+off|switched\s+off|lifted)\b
-            | \bso\s+(?:that\s+)?the\s+(?:guard|filter|scanner|policy|check)\s+(?:does\s+not
-              |doesn['’]t
-                |won['’]t|will\s+not|cannot|can['’]t)\s+(?:see|notice|catch|block)\b
+            | \b(?:guardrails|safety\s+(?:checks|rules|policies|filters|guidelines)|approvals
+                |filters|refusals?|content\s+(?:filters?|polic(?:y|ies))|moderation|restrictions)\s+(?:are
+                |is|have\s+been|has\s+been)\s+(?:now\s+)?(?:disabled|turned\s+off|switched\s+off
+                |lifted|suspended|removed|off)\b
+              # "disregard any warnings from the security scanner"
+            | \b(?:disregard|ignore|dismiss|silence|suppress)\s+(?:any|all|every)\s+(?:warnings?
+                |alerts?|findings?|blocks?)\s+(?:from|of|raised\s+by|by)\s+(?:the\s+)?(?:[\w-]+\s+)?
+              (?:security|secrets?|safety|threat|malware|virus)\s+(?:scanners?|checks?|filters?|tools?
+                |guards?|screens?)\b
+              # "it's fine to force push to main without asking"
+            | \b(?:it['’]?s|it\s+is)\s+(?:fine|ok(?:ay)?|allowed|safe)\s+to\s+(?:force[- ]push
+                |push|deploy|delete|drop|merge|publish|release|run\s+(?:any|shell|sudo))\b
+              [^.!?\n]{0,60}?\bwithout\s+(?:asking|confirmation|approval|checking|review)\b
+            | \bso\s+(?:that\s+)?the\s+(?:[\w-]+\s+)?(?:guard|filter|scanner|policy|check|hook
+                |scan)s?
+              \s+(?:stops?\s+(?:running|working|firing)|(?:does\s+not|doesn['’]t|won['’]t|will\s+not
+                |cannot|can['’]t)\s+(?:run|see|notice|catch|block|fire))\b
             | \bwrite\s+(?:\w+\s+)?(?:straight|directly)\s+into\s+(?:MEMORY|USER)\.md\b
             | \bthe\s+user\s+has\s+(?:accepted|approved)\s+all\s+risks\b
             )
@@ -295,6 +309,8 @@ _SPREAD_VERB: Final = (
 _SPREAD_TARGET: Final = (
     r"\b(?:memory|memories|MEMORY\.md|USER\.md|AGENTS\.md|CLAUDE\.md|SOUL\.md|skills?|SKILL\.md"
     r"|journal|(?:sub-?)?agents?|descriptions?|compaction|flush|review)\b"
+    r"|\bevery\s+(?:new\s+)?(?:file|document|message|reply|commit|entry|note)s?\s+you\s+(?:write"
+    r"|create|save|produce|send|make)\b|\ball\s+(?:future\s+)?(?:files|replies|commits|notes)\b"
 )
 _PHISH_ASK: Final = (
     r"\b(?:ask|request|prompt|get|have|tell|remind|make|convince|persuade|instruct)\s+(?:the\s+|your\s+)?"
@@ -355,6 +371,14 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
         [
             (_PHISH_ASK, _PHISH_SECRET),
             (r"\b(?:ask|request)\s+(?:\w+\s+){0,3}?for\b", _PHISH_SECRET),
+            # scareware: "tell the user their device is infected and they must install ..."
+            (
+                _PHISH_ASK
+                + r"|\b(?:warn|alert|inform|notify)\s+(?:the\s+)?(?:user|them|customers?)\b",
+                r"\b(?:infected|compromised|hacked|locked|suspended|expired|virus|malware"
+                r"|breach(?:ed)?)\b",
+                r"\b(?:install|download|run|re-?enter|enter|visit|click|call|pay)\b",
+            ),
         ],
         views=ENGLISH,
     ),

@@ -34,19 +34,19 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"不再(?:遵守|适用|適用|有效)|作废|作廢|失效|无效|無效|过期|過期|废除|廢除",
         r"指令|指示|提示词?|提示詞|规则|規則|设定|設定|要求|命令|约束|約束|限制",
         r"之前|以上|上面|上述|先前|此前|前面|以前|原来|原來|原先|原有|前述|系统|系統|"
-        r"开发者|開發者|给你的|給你的|你收到|收到的",
+        r"开发者|開發者|给你的|給你的|你收到|收到的|你的|安全",
     ),
     # Japanese
     (
         r"無視|忘れ|従わな|従う必要は?ありません|気にしな|破棄|無効|取り消",
         r"指示|命令|ルール|プロンプト|制限|設定|規則|ガイドライン",
-        r"これまで|以前|前に|前の|上記|今まで|システム|開発者|与えられた",
+        r"これまで|以前|前に|前の|上記|今まで|システム|開発者|与えられた|安全",
     ),
     # Korean
     (
         r"무시|잊어|잊고|따르지|적용되지|무효|취소",
         r"지시|명령|규칙|프롬프트|제한|지침|설정",
-        r"이전|시스템|개발자|지금까지|앞의|위의|받은",
+        r"이전|시스템|개발자|지금까지|앞의|위의|받은|안전",
     ),
     # Russian and Ukrainian
     (
@@ -54,7 +54,7 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"не\s+действу|недействительн|устарел|ігноруй|забудь",
         r"инструкци|правил|указани|ограничени|промпт|директив|команд|настро|інструкці",
         r"предыдущ|прежн|системн|разработчик|выше|ранее|тебе\s+дали|"
-        r"которые\s+тебе|попередн",
+        r"которые\s+тебе|попередн|безопасност",
     ),
     # Spanish and Portuguese
     (
@@ -65,7 +65,7 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"instrucciones|indicaciones|reglas|órdenes|normas|directrices|restricciones|"
         r"instruções|instrucoes|regras|orientações|diretrizes|restrições",
         r"anteriores|previas|prévias|de\s+arriba|del\s+sistema|do\s+sistema|que\s+te\s+(?:dieron|dio)|"
-        r"originales|antes",
+        r"originales|antes|de\s+seguridad|de\s+segurança",
     ),
     # German
     (
@@ -74,7 +74,7 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"Anweisung|Instruktion|Regel|Befehl|Vorgabe|Richtlinie|Systemanweisung|Systemprompt|"
         r"Einschränkung|gesagt",
         r"vorherig|vorig|bisherig|früher|obig|\bdein(?:e|es|er|en|em)?\b|\bIhre[snmr]?\b|System|"
-        r"Entwickler|vorher|oben",
+        r"Entwickler|vorher|oben|Sicherheit",
     ),
     # French
     (
@@ -82,13 +82,13 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"ne\s+(?:suis|respecte|suivez|respectez)\s+plus|fais\s+abstraction|"
         r"ne\s+s['’]appliquent\s+plus|annulées|caduques|obsolètes",
         r"instructions|consignes|règles|directives|restrictions|prompt",
-        r"précédent|antérieur|ci-dessus|du\s+système|reçues|\btes\b|\bvos\b|auparavant",
+        r"précédent|antérieur|ci-dessus|du\s+système|reçues|\btes\b|\bvos\b|auparavant|sécurité",
     ),
     # Italian
     (
         r"\b(?:ignora|dimentica|trascura)\b|non\s+seguire|non\s+sono\s+più\s+valide",
         r"istruzioni|regole|direttive|indicazioni",
-        r"precedenti|del\s+sistema|prima|ti\s+sono\s+state\s+date",
+        r"precedenti|del\s+sistema|prima|ti\s+sono\s+state\s+date|di\s+sicurezza",
     ),
     # Arabic
     (
@@ -246,7 +246,7 @@ _DISABLE: Final[list[tuple[str, ...]]] = [
     ),
     (
         r"(?:nie|nicht)\s+mehr\s+nach\s+(?:einer\s+)?Bestätigung|Freigaben\s+sind\s+abgeschaltet|"
-        r"ohne\s+(?:Bestätigung|Rückfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten|"
+        r"ohne\s+(?:Bestätigung|Rückfrage|Nachfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten|"
         r"keine\s+(?:Rückfragen?|Nachfragen?|Bestätigungen?|Freigaben?)\s+mehr",
     ),
     # approvals declared given in advance: "alle Freigaben gelten als erteilt"
