@@ -168,6 +168,10 @@ _ROLE: Final[list[tuple[str, ...]]] = [
     ),
     (r"没有任何限制的|沒有任何限制的|不受(?:开发者|開發者|任何)?.{0,6}(?:约束|約束|限制)",),
     (r"制限のない|制限なし|として振る舞", r"AI|制限|倫理|ルール"),
+    (
+        r"あなたは|君は|お前は",
+        r"(?:制限|ルール|規則|倫理)[のもが]?(?:一切|何も)?(?:ない|なし|無し|無い)",
+    ),
     (r"倫理規定は適用されません|制限(?:は|を|が)?(?:もう|すでに|既に|全て|すべて)?解除",),
     (r"제한이\s*없는|규칙은\s*너에게\s*적용되지|제한\s*없이",),
     (
@@ -184,8 +188,10 @@ _ROLE: Final[list[tuple[str, ...]]] = [
         r"sin\s+restricciones|sem\s+restrições|llamad|chamad|sin\s+límites|sem\s+limites",
     ),
     (
-        r"\bdu\s+bist\s+(?:ab\s+sofort|jetzt|nun|ab\s+jetzt)\b",
-        r"ohne\s+(?:jegliche\s+)?Einschränkung|"
+        r"\bdu\s+bist\s+(?:ab\s+sofort|jetzt|nun|ab\s+jetzt)\b|"
+        r"\b(?:ab\s+sofort|ab\s+jetzt|von\s+nun\s+an|jetzt|nun|ab\s+heute)\s+bist\s+du\b",
+        r"ohne\s+(?:jegliche\s+|alle\s+|irgendwelche\s+)?(?:Einschränkung|Grenzen|Filter)|"
+        r"uneingeschränkt|"
         r"keine\s+Richtlinien|ohne\s+Regeln|namens",
     ),
     (
@@ -195,7 +201,19 @@ _ROLE: Final[list[tuple[str, ...]]] = [
     (r"أنت\s+الآن|من\s+الآن\s+أنت", r"بلا\s+(?:أي\s+)?قيود|بدون\s+قيود|لا\s+تنطبق"),
     (
         r"\b(?:da\s+adesso|ora|adesso)\s+sei\b",
-        r"senza\s+limiti|senza\s+restrizioni|non\s+devi\s+più",
+        r"senza\s+(?:alcun\w*\s+|nessun\w*\s+)?(?:limit|restrizion|regol)|non\s+devi\s+più",
+    ),
+    (
+        r"\b(?:artık|bundan\s+sonra|şu\s+andan\s+itibaren)\b",
+        r"kısıtlama\w*\s+olmayan|sınırsız|kuralsız|filtresiz",
+    ),
+    (
+        r"\bjesteś\s+teraz\b|\bteraz\s+jesteś\b|\bod\s+teraz\b",
+        r"\bbez\s+(?:żadnych\s+)?(?:ograniczeń|zasad|reguł|filtrów)",
+    ),
+    (
+        r"\bje\s+bent\s+nu\b|\bvanaf\s+nu\s+ben\s+je\b",
+        r"\bzonder\s+(?:enige\s+|alle\s+)?(?:beperkingen|regels|grenzen|filters)",
     ),
 ]
 
