@@ -62,6 +62,20 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?:https?://|[\w.+-]{{1,64}}@[\w-]{{1,63}}\.[a-z]{{2,}})
         """),
     ),
+    # WHY: a credentials folder synced or copied to another host; "rsync -a public/
+    # web@static.example.com:/var/www/" passes (no credentials).
+    Pattern(
+        pattern_id="credentials_copied_remote",
+        category="exfiltration",
+        scopes=ALL,
+        reason="copies credentials files to another machine (exfiltration)",
+        views=COMMAND,
+        regex=ascii_regex(r"""
+            \b(?:rsync|scp|sftp|rclone)\b[^\n|;]{0,120}?(?:~|\$HOME|/root|/home/[\w.-]+)/
+            \.(?:ssh|aws|gnupg|kube|docker|netrc|git-credentials|config/gh|password-store)\b
+            [^\n|;]{0,160}?\s(?:[\w.-]+@)?[\w.-]+:[\w/~.-]*
+        """),
+    ),
     # WHY: a command substitution in a fetched URL sends what it prints (the user, the host, a
     # file) to that server; "curl https://api.example.com/users/$USER" reads a variable only.
     Pattern(

@@ -267,6 +267,40 @@ _DISABLE: Final[list[tuple[str, ...]]] = [
         r"ohne\s+(?:Bestätigung|Rückfrage|Nachfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten|"
         r"keine\s+(?:Rückfragen?|Nachfragen?|Bestätigungen?|Freigaben?)\s+mehr",
     ),
+    # no need to ask the user, and run everything: two parts in one clause
+    (
+        r"keine\s+Sorgen\s+um\s+(?:Freigaben|Bestätigungen)|ohne\s+(?:zu\s+)?(?:fragen|nachzufragen)|"
+        r"nicht\s+(?:mehr\s+)?(?:nach)?fragen",
+        r"\bführe?\s+(?:einfach\s+|direkt\s+)?(?:alles|alle\s+Befehle|jeden\s+Befehl)|\bdirekt\s+aus\b",
+    ),
+    (
+        r"no\s+(?:es\s+necesario|hace\s+falta|necesitas)\s+(?:confirmar|preguntar|pedir)|"
+        r"não\s+(?:é\s+preciso|precisa|é\s+necessário)\s+(?:confirmar|perguntar|pedir)",
+        r"\b(?:ejecuta|corre|lanza|execute|rode|executa)\b",
+    ),
+    (
+        r"pas\s+besoin\s+de\s+(?:demander|confirmer)|inutile\s+de\s+(?:demander|confirmer)|"
+        r"sans\s+demander",
+        r"\b(?:exécute|lance|exécuter)\b",
+    ),
+    (
+        r"не\s+нужно\s+(?:спрашивать|подтвержд)|не\s+спрашивай|без\s+разрешения",
+        r"выполняй|запускай|исполняй|выполни\s+все",
+    ),
+    (
+        r"(?:不用|不必|不需要|无需|無需)再?(?:问|問|询问|詢問|征求|徵求)",
+        r"直接执行|直接執行|直接运行|直接運行|全部执行|全部執行|都执行|都執行",
+    ),
+    (r"確認する必要はありません|確認は不要|聞く必要はありません|許可は不要", r"実行"),
+    (r"물어볼\s*필요\s*없|확인할\s*필요\s*없|허락\s*없이|묻지\s*말고", r"실행"),
+    # the same said of the user alone, the command in the next sentence
+    (
+        r"no\s+(?:es\s+necesario|hace\s+falta)\s+(?:confirmar|preguntar)\s+(?:nada\s+)?(?:con\s+|al\s+)"
+        r"(?:el\s+)?usuario|não\s+(?:é\s+preciso|precisa)\s+(?:confirmar|perguntar)\s+(?:nada\s+)?"
+        r"(?:com\s+o|ao)\s+usuário",
+    ),
+    (r"ユーザーに(?:確認|許可を求め|聞)(?:する|く)必要はありません",),
+    (r"사용자에게\s*(?:물어볼|확인할|허락받을)\s*필요\s*없",),
     # approvals declared given in advance: "alle Freigaben gelten als erteilt"
     (
         r"(?:Freigaben?|Genehmigungen?|Bestätigungen?)\s+(?:gelten|gilt)\s+(?:\w+\s+){0,3}?als\s+"
