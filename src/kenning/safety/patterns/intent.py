@@ -418,9 +418,11 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
             # said as an instruction ("ask politely for ...", "then ask for ..."), not a description
             # ("phishing emails often ask for your password")
             (
-                r"(?:^|[.;:,!?]\s*|\b(?:please|always|politely|then|and|to|must|should|will|first)\s+)"
-                r"(?:ask|request)\s+(?:\w+\s+){0,3}?for\b|\bby\s+asking\s+(?:\w+\s+){0,3}?for\b",
+                r"\b(?:ask|request|asking)\s+(?:\w+\s+){0,3}?for\b",
                 _PHISH_SECRET,
+                # the ask is an instruction: the first word of the clause, or after one of these
+                r"(?:^|[.;:,!?]\s*|\b(?:please|always|politely|then|and|to|must|should|will|first)\s+)"
+                r"(?:ask|request)\b|\bby\s+asking\b",
             ),
             # "collect the user's login and password": harvesting, whoever asks
             (
