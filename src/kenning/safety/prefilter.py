@@ -265,10 +265,12 @@ class Index:
     def present(self, folded: str, *, hinted_only: bool = False) -> frozenset[str]:
         """The literals that occur in ``folded`` (a text passed through :func:`fold`); with
         ``hinted_only``, only those of the rows' quick tests (a shorter pass), exactly."""
-        regex = self._quick if hinted_only else self._every
-        if regex is None:
-            return frozenset()
-        longest = {m.group(1) for m in regex.finditer(folded)}
+        ascii_trie, other_trie = self._quick if hinted_only else self._every
+        longest: set[str] = set()
+        if ascii_trie is not None:
+            longest.update(m.group(1) for m in ascii_trie.finditer(folded))
+        if other_trie is not None and not folded.isascii():
+            longest.update(m.group(1) for m in other_trie.finditer(folded))
         found = frozenset().union(*(self._prefixes[literal] for literal in longest))
         return found & self.hinted if hinted_only else found
 
@@ -278,14 +280,25 @@ class Index:
         return self._always.union(*(rows[literal] for literal in present if literal in rows))
 
 
-def _trie_regex(literals: Iterable[str]) -> re.Pattern[str] | None:
-    trie: dict[str, Any] = {}
+_Tries = tuple[re.Pattern[str] | None, re.Pattern[str] | None]
+
+
+def _trie_regex(literals: Iterable[str]) -> _Tries:
+    """Two trie regexes: the literals that start with an ASCII character, tried only at ASCII
+    positions, and the others, tried only at the others (each position then meets only the
+    first characters it can start with: half the cost of one trie on mixed text)."""
+    tries: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
     for literal in literals:
-        node = trie
+        node = tries[0 if literal[0].isascii() else 1]
         for ch in literal:
             node = node.setdefault(ch, {})
         node[""] = {}
-    return re.compile(f"(?=({_trie_source(trie)}))", re.DOTALL) if trie else None
+    guards = ("[\\x00-\\x7f]", "[^\\x00-\\x7f]")
+    ascii_trie, other_trie = (
+        re.compile(f"(?={guard})(?=({_trie_source(trie)}))", re.DOTALL) if trie else None
+        for trie, guard in zip(tries, guards, strict=True)
+    )
+    return ascii_trie, other_trie
 
 
 def _collect(need: Requirement, into: set[str]) -> None:
