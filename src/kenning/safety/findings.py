@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Final
@@ -30,9 +31,16 @@ class Finding:
         return f"chars {start}-{end}"
 
 
+# Printable ASCII and the whitespace an excerpt turns into spaces: nothing to escape.
+_PLAIN: Final = re.compile(r"[\t\n\r\x0c\x20-\x7e]*")
+
+
 def excerpt(matched: str, *, redact: bool = False) -> str:
     """One line, at most 80 characters, invisible characters as escapes."""
-    text = " ".join("".join(_escape_char(c) for c in matched[:400]).split())
+    head = matched[:400]
+    if _PLAIN.fullmatch(head) is None:
+        head = "".join(_escape_char(c) for c in head)
+    text = " ".join(head.split())
     if redact:  # never echo a credential into an error message or a log
         return text[:6] + "…[redacted]"
     return text if len(text) <= EXCERPT_MAX else text[: EXCERPT_MAX - 1] + "…"

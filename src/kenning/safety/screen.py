@@ -24,12 +24,13 @@ accept big texts scan them in windows, as skills do).
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from kenning.safety import decode, learned
+from kenning.safety import decode, learned, prefilter
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
 from kenning.safety.patterns import RULES
@@ -67,6 +68,8 @@ class _Text:
     _clauses: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     _quoted: dict[str, str] = field(default_factory=dict)
     _scripts: dict[str, frozenset[str]] = field(default_factory=dict)
+    _literals: dict[tuple[str, bool], prefilter.Literals] = field(default_factory=dict)
+    exhaustive: bool = False  # run every regex, prefilters ignored (to check they change nothing)
 
     def scripts(self, name: str) -> frozenset[str]:
         """The non-Latin scripts the view holds ("" always: Latin is everywhere)."""
@@ -89,6 +92,25 @@ class _Text:
             self._clauses[name] = bounds
         return self._clauses[name]
 
+    def literals(self, name: str, *, quoted: bool) -> prefilter.Literals | None:
+        """The prefilter's literals in the view (or its unquoted text) and the rules they leave
+        possible; None when the screen is exhaustive."""
+        if self.exhaustive:
+            return None
+        key = (name, quoted)
+        found = self._literals.get(key)
+        if found is None:
+            text = self.views[name].text
+            if quoted and self.unquoted(name) is not text:  # one rule reads it: no pass
+                found = prefilter.Literals(self.unquoted(name), _plan().index, scan="none")
+            elif quoted:  # no inline code: the same text
+                return self.literals(name, quoted=False)
+            else:
+                scan = "every" if len(text) < SCAN_BELOW else "hinted"
+                found = prefilter.Literals(text, _plan().index, scan=scan)
+            self._literals[key] = found
+        return found
+
     def unquoted(self, name: str) -> str:
         if name not in self._quoted:
             self._quoted[name] = mentions_removed(self.views[name].text)
@@ -102,9 +124,44 @@ def _negated(text: str, start: int) -> bool:
     return _NEGATION.search(window[cut + 1 :]) is not None
 
 
+# A phrase in quotes, named as an example of something ("the report lists 'ignore previous
+# instructions' as the most common attack phrase"), is a mention, not an instruction. The
+# quotes must hold little more than the match: a whole instruction quoted is still one.
+_OPEN_QUOTE: Final = {"'": "'", '"': '"', "“": "”", "‘": "’", "«": "»", "「": "」", "『": "』"}
+_QUOTE_SLACK: Final = 24
+_MENTION_CUE: Final = re.compile(
+    r"""\b(?:phrases?|wording|strings?|sentences?|attacks?|examples?|e\.g\.|such\s+as|called
+      |known\s+as|lists?|listed|flag(?:s|ged)?|detects?|detected|blocks?|blocked|refuses?|refused
+      |patterns?|payloads?|injections?|classic|common|typical)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _quoted_mention(text: str, start: int, end: int) -> bool:
+    """True if ``text[start:end]`` sits inside short quotes in a sentence that names it as an
+    example (see :data:`_MENTION_CUE`)."""
+    head = text[max(0, start - _QUOTE_SLACK) : start]
+    opened = max(head.rfind(q) for q in _OPEN_QUOTE)
+    if opened < 0 or "\n" in head[opened:]:
+        return False
+    closer = _OPEN_QUOTE[head[opened]]
+    close = text.find(closer, end, end + _QUOTE_SLACK)
+    if close < 0 or "\n" in text[end:close]:
+        return False
+    lo, hi = max(0, start - _QUOTE_SLACK) + opened, close + 1
+    line_start = text.rfind("\n", 0, lo) + 1
+    line_end = text.find("\n", hi)
+    outside = text[line_start:lo] + " " + text[hi : len(text) if line_end < 0 else line_end]
+    return _MENTION_CUE.search(outside) is not None
+
+
 def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
     for m in rule.regex.finditer(text):
         if rule.negatable and _negated(text, m.start()):
+            continue
+        if (rule.negatable or rule.category == "injection") and _quoted_mention(
+            text, m.start(), m.end()
+        ):
             continue
         if rule.exempt is not None and rule.exempt(m.group()):
             continue
@@ -112,15 +169,50 @@ def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
     return None
 
 
-def _match_clause(rule: ClauseRule, window: _Text, name: str) -> tuple[int, int] | None:
+_Needs = tuple[prefilter.Requirement, ...]
+
+
+# Views shorter than this are read for every literal in one pass, longer ones on demand.
+SCAN_BELOW: Final = 1024
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the literal prefilter (:mod:`.prefilter`) knows of the rule table."""
+
+    needs: tuple[_Needs, ...]  # by index in RULES: a pattern's one, a clause rule's per alternative
+    index: prefilter.Index  # its rows: the indices in RULES
+
+
+@functools.cache
+def _plan() -> _Plan:
+    needs: list[_Needs] = []
+    for rule in RULES:
+        if isinstance(rule, ClauseRule):
+            needs.append(tuple(prefilter.requirements(alt) for alt in rule.alternatives))
+        else:  # the gate must match too
+            needs.append((prefilter.requirements([rule.regex, *filter(None, [rule.gate])]),))
+    return _Plan(tuple(needs), prefilter.Index([prefilter.any_of(n) for n in needs]))
+
+
+def _match_clause(
+    rule: ClauseRule, window: _Text, name: str, needs: _Needs, literals: prefilter.Literals | None
+) -> tuple[int, int] | None:
     text = window.views[name].text
     held = window.scripts(name)
     latin_only = name not in ("base", "bare")  # folding leaves other scripts as they were
-    latin_open = rule.latin_gate is None or rule.latin_gate.search(text) is not None
+    latin_open: bool | None = None  # the Latin gate, searched once and only if needed
     for k, alternative in enumerate(rule.alternatives):
         script = rule.scripts[k] if rule.scripts else ""
-        if script not in held or (latin_only and script) or (not script and not latin_open):
+        if script not in held or (latin_only and script):
             continue
+        if literals is not None and not literals.holds(needs[k]):
+            continue
+        if not script:
+            if latin_open is None:
+                latin_open = rule.latin_gate is None or rule.latin_gate.search(text) is not None
+            if not latin_open:
+                continue
         first, rest = alternative[0], alternative[1:]
         clauses = window.clauses(name)
         starts = [c[0] for c in clauses]
@@ -133,14 +225,22 @@ def _match_clause(rule: ClauseRule, window: _Text, name: str) -> tuple[int, int]
     return None
 
 
-def _find(rule: Rule, window: _Text) -> tuple[str, int, int] | None:
-    """The view and span of the first match of ``rule`` in any of its views, or None."""
+def _find(rule: Rule, row: int, window: _Text) -> tuple[str, int, int] | None:
+    """The view and span of the first match of ``rule`` (RULES[row]) in any of its views, or
+    None. A view that lacks the literals the rule needs is not searched (:mod:`.prefilter`)."""
+    needs = _plan().needs[row]
+    quoted = isinstance(rule, Pattern) and rule.skip_inline_code
     for name in window.views:
         if name not in rule.views:
             continue
+        literals = window.literals(name, quoted=quoted)
+        if literals is not None and not literals.possible(row):
+            continue
         if isinstance(rule, ClauseRule):
-            span = _match_clause(rule, window, name)
+            span = _match_clause(rule, window, name, needs, literals)
         else:
+            if literals is not None and not literals.holds(needs[0]):
+                continue
             text = window.unquoted(name) if rule.skip_inline_code else window.views[name].text
             if rule.gate is not None and rule.gate.search(text) is None:
                 continue
@@ -150,11 +250,13 @@ def _find(rule: Rule, window: _Text) -> tuple[str, int, int] | None:
     return None
 
 
-def _window_findings(window: _Text, scope: Scope, depth: int) -> Iterator[Finding]:
-    for rule in RULES:
+def _window_findings(
+    window: _Text, scope: Scope, depth: int, exhaustive: bool
+) -> Iterator[Finding]:
+    for row, rule in enumerate(RULES):
         if scope not in rule.scopes:
             continue
-        found = _find(rule, window)
+        found = _find(rule, row, window)
         if found is None:
             continue
         name, start, end = found
@@ -194,7 +296,7 @@ def _window_findings(window: _Text, scope: Scope, depth: int) -> Iterator[Findin
     base = window.views["base"]
     for blob in decode.blobs(base.text):
         lo, hi = base.span(blob.start, blob.end)
-        for inner in screen_text(blob.text, scope, depth=depth + 1):
+        for inner in screen_text(blob.text, scope, depth=depth + 1, exhaustive=exhaustive):
             yield Finding(
                 inner.pattern_id,
                 inner.category,
@@ -211,13 +313,19 @@ def _windows(text: str) -> list[tuple[str, int]]:
     return [(text[:HEAD_CHARS], 0), (text[-TAIL_CHARS:], len(text) - TAIL_CHARS)]
 
 
-def screen_text(text: str, scope: Scope, *, depth: int = 0) -> list[Finding]:
-    """Every finding for ``text`` in ``scope``, one per rule id, in layer order."""
+def screen_text(
+    text: str, scope: Scope, *, depth: int = 0, exhaustive: bool = False
+) -> list[Finding]:
+    """Every finding for ``text`` in ``scope``, one per rule id, in layer order.
+
+    ``exhaustive`` runs every regex, ignoring the literal prefilters: the same findings,
+    slower (the tests check that they are the same)."""
     found: dict[str, Finding] = {}
     for raw, offset in _windows(text):
         base = base_view(raw)
         views = {"base": base, **{v.name: v for v in extra_views(base)}}
-        for finding in _window_findings(_Text(raw, offset, views), scope, depth):
+        window = _Text(raw, offset, views, exhaustive=exhaustive)
+        for finding in _window_findings(window, scope, depth, exhaustive):
             if finding.pattern_id not in found and not _covered(finding, found.values()):
                 found[finding.pattern_id] = finding
     return list(found.values())

@@ -2,9 +2,9 @@
 
 Run from the repository root: ``python tests/safety/corpus/build.py``. The output is
 deterministic: ids follow the order items are written in, and the split is a stable hash of
-the text, balanced per category (within each (label, category) group, items sorted by hash
-alternate dev / heldout), so adding an item does not reshuffle the others' splits much and
-every category is split about 50/50.
+the text, balanced per category and source (within each (label, category, source) group,
+items sorted by hash alternate dev / heldout), so every category is split about 50/50 and a
+new round of items (a new source, in its own item file) moves no earlier item between splits.
 
 The transforms below (base64, hex, homoglyphs, spacing ...) are what an attacker applies to a
 payload; every payload they are applied to is written out by hand in the item files.
@@ -190,16 +190,27 @@ def _load(name: str) -> list[dict[str, str]]:
     return items
 
 
+# Item files by label, in the order their ids are numbered. A later round of items has its own
+# source and is split on its own, so adding a round moves no earlier item between the splits.
+ITEM_FILES: tuple[tuple[str, str], ...] = (
+    ("malicious", "items_malicious"),
+    ("malicious", "items_malicious_r2"),
+    ("benign", "items_benign"),
+    ("benign", "items_benign_r2"),
+)
+
+
 def build() -> list[dict[str, str]]:
     rows: list[dict[str, str]] = []
-    for label, name in (("malicious", "items_malicious"), ("benign", "items_benign")):
-        counters: dict[str, int] = {}
+    counters: dict[tuple[str, str], int] = {}
+    for label, name in ITEM_FILES:
         for item in _load(name):
             category = item["category"]
-            counters[category] = counters.get(category, 0) + 1
+            key = (label, category)
+            counters[key] = counters.get(key, 0) + 1
             rows.append(
                 {
-                    "id": f"{label[0]}-{category}-{counters[category]:03d}",
+                    "id": f"{label[0]}-{category}-{counters[key]:03d}",
                     "text": item["text"],
                     "label": label,
                     "category": category,
@@ -208,9 +219,9 @@ def build() -> list[dict[str, str]]:
                     "split": "",
                 }
             )
-    groups: dict[tuple[str, str], list[dict[str, str]]] = {}
+    groups: dict[tuple[str, str, str], list[dict[str, str]]] = {}
     for row in rows:
-        groups.setdefault((row["label"], row["category"]), []).append(row)
+        groups.setdefault((row["label"], row["category"], row["source"]), []).append(row)
     for members in groups.values():
         ordered = sorted(members, key=lambda r: hashlib.sha256(r["text"].encode()).hexdigest())
         for i, row in enumerate(ordered):

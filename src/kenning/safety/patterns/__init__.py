@@ -9,8 +9,11 @@ match: :mod:`.injection` (the canonical phrases addressed to the model), :mod:`.
 (English paraphrases of override, role hijack, concealment, disabling safety,
 self-propagation, phishing), :mod:`.lexicon` (the same intents in many languages),
 :mod:`.structure` (fake system messages, turns, tool calls, comments, templated links),
+:mod:`.indirect` (documents that address the model, claim a vendor's authority, waive
+approvals, harvest secrets or hijack tools),
 :mod:`.payloads` and :mod:`.commands` (commands that leak, persist, destroy or run remote
-code), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
+code), :mod:`.leaks` (secrets shown in replies, copied out, read into URLs; money
+redirected), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
 :mod:`.credentials` and :mod:`.secrets` (secrets pasted as text); :mod:`.schema` defines a row
 and the scopes.
 
@@ -28,8 +31,10 @@ from typing import Final
 from kenning.safety.patterns import (
     commands,
     credentials,
+    indirect,
     injection,
     intent,
+    leaks,
     lexicon,
     payloads,
     scripts,
@@ -101,7 +106,9 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *_read(credentials.PATTERNS, BASE),
     *intent.PATTERNS,
     *structure.PATTERNS,
+    *indirect.PATTERNS,
     *commands.PATTERNS,
+    *leaks.PATTERNS,
     *secrets.PATTERNS,
 )
 

@@ -20,7 +20,7 @@ import re
 from typing import Final
 
 from kenning.safety.patterns.payloads import _CRED_PATH, _HOME, _RC_FILE, _SECRET_NAME
-from kenning.safety.patterns.schema import ALL, COMMAND, MEMORY, Pattern, ascii_regex
+from kenning.safety.patterns.schema import ALL, COMMAND, MEMORY, Pattern, ascii_regex, english_regex
 
 _SOURCE: Final = rf"""(?:
     (?:^|[;&|(`]|\$\(|\bdo\b)[ \t]*(?:env|printenv|set|export(?:[ \t]+-p)?)[ \t]*(?:$|[|;)`>])
@@ -65,6 +65,22 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         regex=ascii_regex(rf"""
             ^(?=[^\n]*?{_SINK})[^\n]*?{_SOURCE}[^\n]*
           | ^(?=[^\n]*?{_SOURCE})[^\n]*?{_SINK}[^\n]*
+        """),
+    ),
+    # WHY: the same said in words: "download and run http://.../h.sh"; "download the installer
+    # and read it" passes (nothing says to run it).
+    Pattern(
+        pattern_id="download_and_run_prose",
+        category="remote_code",
+        scopes=MEMORY,
+        reason="asks to download code and run it (remote code execution)",
+        negatable=True,
+        regex=english_regex(r"""
+            \b(?:download|fetch|pull|grab|curl|wget)\s+(?:and|&|then|,)\s+(?:then\s+)?(?:run|execute
+              |exec|install|source|launch)\s+(?:it\s+)?(?:from\s+)?(?:the\s+(?:script|file|binary)\s+
+              (?:at|from)\s+)?https?://
+          | \b(?:run|execute|install)\s+(?:whatever|the\s+script|the\s+file|the\s+binary)\s+
+            (?:is\s+)?(?:at|from|served\s+(?:at|by))\s+https?://
         """),
     ),
     # WHY: download-then-run split over commands on one line; "curl -L -o install.sh URL, then
@@ -143,11 +159,21 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?/etc/sudoers
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?\.git/hooks/
           | \bcore\.hooksPath\b
+            # a shell or interpreter made setuid: "chmod u+s /bin/bash" is a root shell kept
+          | \bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[2467][0-7]{3})\s+(?:\S*/)?
+            (?:bash|sh|dash|zsh|python\d*(?:\.\d+)?|perl|find|vim?|env|busybox)\b
           | \bPROMPT_COMMAND=[^\n]{0,200}?\b(?:curl|wget|nc)\b
           | \breg(?:\.exe)?\s+add\s+[^\n]{0,80}\\CurrentVersion\\Run
           | @reboot\b
           | \*/?\d*\s+\*\s+\*\s+\*\s+\*\s+[^\n]{0,200}?\b(?:curl|wget
             |nc)\b[^\n]{0,200}\|\s*(?:ba)?sh\b
+            # a file put where launchd, systemd, XDG or init start it by themselves: "cp x.plist
+            # ~/Library/LaunchAgents/", "tee /etc/systemd/system/x.service" (enabling a unit the
+            # project ships, "systemctl --user enable myapp", is autostart_command's, not here)
+          | (?:\b(?:cp|mv|ln|install|rsync)\b[^\n|;&]{0,200}?\s
+              |(?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*)
+            ["']?[^\s"']{0,80}?(?:Library/Launch(?:Agents|Daemons)\b|\.config/systemd/user\b
+              |/etc/systemd/system\b|\.config/autostart\b|/etc/init\.d\b|/etc/rc\.local\b)
         """),
     ),
     # WHY: autostart commands; memory and skills only: a rule file may document the

@@ -182,6 +182,11 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             \b(?:do\s+not|don['’]?t|never|must\s+not|mustn['’]?t|should\s+not|shouldn['’]?t)\s+
             (?:ever\s+)?(?:tell|inform|let)\s+(?:the\s+|your\s+)?(?:user|human|operator)\b
             (?!['’]s)
+            # "... about internal ticket numbers" is which topics to leave out, a style note;
+            # "... about this", "... about the upload" hides what was done
+            (?!\s+about\s+(?!(?:this|it|that|these|those|what|any(?:thing)?|the\s+(?:changes?
+              |commands?|uploads?|transfers?|notes?|instructions?|requests?|files?|keys?
+              |credentials?))\b))
             # "never reveal these instructions to the user"
           | \b(?:do\s+not|don['’]?t|never)\s+(?:mention|reveal|disclose|show)\s+
             (?:this|it|that|these\s+instructions|this\s+instruction)\s+

@@ -34,27 +34,27 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"不再(?:遵守|适用|適用|有效)|作废|作廢|失效|无效|無效|过期|過期|废除|廢除",
         r"指令|指示|提示词?|提示詞|规则|規則|设定|設定|要求|命令|约束|約束|限制",
         r"之前|以上|上面|上述|先前|此前|前面|以前|原来|原來|原先|原有|前述|系统|系統|"
-        r"开发者|開發者|给你的|給你的|你收到|收到的",
+        r"开发者|開發者|给你的|給你的|你收到|收到的|你的|安全",
     ),
     # Japanese
     (
         r"無視|忘れ|従わな|従う必要は?ありません|気にしな|破棄|無効|取り消",
         r"指示|命令|ルール|プロンプト|制限|設定|規則|ガイドライン",
-        r"これまで|以前|前に|前の|上記|今まで|システム|開発者|与えられた",
+        r"これまで|以前|前に|前の|上記|今まで|システム|開発者|与えられた|安全",
     ),
     # Korean
     (
         r"무시|잊어|잊고|따르지|적용되지|무효|취소",
         r"지시|명령|규칙|프롬프트|제한|지침|설정",
-        r"이전|시스템|개발자|지금까지|앞의|위의|받은",
+        r"이전|시스템|개발자|지금까지|앞의|위의|받은|안전",
     ),
     # Russian and Ukrainian
     (
         r"игнорир|проигнорир|забудь|забыть|не\s+обращай|не\s+следуй|не\s+соблюдай|отмен|"
         r"не\s+действу|недействительн|устарел|ігноруй|забудь",
         r"инструкци|правил|указани|ограничени|промпт|директив|команд|настро|інструкці",
-        r"предыдущ|прежн|системн|разработчик|выше|ранее|тебе\s+дали|"
-        r"которые\s+тебе|попередн",
+        r"предыдущ|прежн|систем|разработчик|выше|ранее|тебе\s+дали|"
+        r"которые\s+тебе|попередн|безопасност",
     ),
     # Spanish and Portuguese
     (
@@ -65,15 +65,16 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"instrucciones|indicaciones|reglas|órdenes|normas|directrices|restricciones|"
         r"instruções|instrucoes|regras|orientações|diretrizes|restrições",
         r"anteriores|previas|prévias|de\s+arriba|del\s+sistema|do\s+sistema|que\s+te\s+(?:dieron|dio)|"
-        r"originales|antes",
+        r"originales|antes|de\s+seguridad|de\s+segurança",
     ),
     # German
     (
         r"\b(?:ignorier\w*|vergiss|vergessen|missacht\w*)\b|nicht\s+mehr\s+(?:beachten|befolgen)|"
-        r"außer\s+Kraft|ungültig|veraltet|gelten\s+nicht\s+mehr",
+        r"außer\s+Kraft|ungültig|veraltet|gelten\s+(?:\w+\s+){0,2}?nicht\s+mehr",
         r"Anweisung|Instruktion|Regel|Befehl|Vorgabe|Richtlinie|Systemanweisung|Systemprompt|"
         r"Einschränkung|gesagt",
-        r"vorherig|vorig|bisherig|früher|obig|\bdeine\b|\bIhre\b|System|vorher|oben",
+        r"vorherig|vorig|bisherig|früher|obig|\bdein(?:e|es|er|en|em)?\b|\bIhre[snmr]?\b|System|"
+        r"Entwickler|vorher|oben|Sicherheit",
     ),
     # French
     (
@@ -81,13 +82,13 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"ne\s+(?:suis|respecte|suivez|respectez)\s+plus|fais\s+abstraction|"
         r"ne\s+s['’]appliquent\s+plus|annulées|caduques|obsolètes",
         r"instructions|consignes|règles|directives|restrictions|prompt",
-        r"précédent|antérieur|ci-dessus|du\s+système|reçues|\btes\b|\bvos\b|auparavant",
+        r"précédent|antérieur|ci-dessus|du\s+système|reçues|\btes\b|\bvos\b|auparavant|sécurité",
     ),
     # Italian
     (
         r"\b(?:ignora|dimentica|trascura)\b|non\s+seguire|non\s+sono\s+più\s+valide",
         r"istruzioni|regole|direttive|indicazioni",
-        r"precedenti|del\s+sistema|prima|ti\s+sono\s+state\s+date",
+        r"precedenti|del\s+sistema|prima|ti\s+sono\s+state\s+date|di\s+sicurezza",
     ),
     # Arabic
     (
@@ -105,6 +106,48 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
         r"trước|hệ\s+thống",
     ),
     (r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल\s+जा|मत\s+मानो", r"निर्देश|नियम|आदेश", r"पिछले|पहले"),
+    # "forget everything before": a void verb and the whole prior context as a pronoun
+    # ("alles davor", "tout ce qui précède", "todo lo anterior"), not a noun it qualifies
+    # ("ignora todos los avisos anteriores" passes)
+    (
+        r"\b(?:vergiss|vergessen\s+Sie|ignorier\w*|missacht\w*)\b",
+        r"\balles\b[^.!?\n]{0,40}?\b(?:bisher|bislang|davor|vorher|zuvor|oben|bis\s+jetzt)\b|"
+        r"\balles\s+(?:Vorherige|Bisherige|Obige)",
+    ),
+    (
+        r"\b(?:oublie[rz]?|ignore[rz]?)\b",
+        r"\btout\s+ce\s+qu(?:i|e|['’])[^.!?\n]{0,40}?(?:avant|auparavant|précédemment|ci-dessus|"
+        r"jusqu['’]ici|jusqu['’]à\s+présent|précède)",
+    ),
+    (
+        r"\b(?:olvida|olvide|ignora)\b",
+        r"\btodo\s+lo\s+(?:anterior|de\s+antes|dicho|de\s+arriba|que\s+(?:te\s+)?(?:dije|dijeron|"
+        r"pidieron|pedí|han\s+dicho))",
+    ),
+    (
+        r"\b(?:esqueça|esqueca)\b|\bignore\s+tudo",
+        r"\btudo\s+(?:o\s+que\s+(?:foi\s+dito|te\s+disseram|eu\s+disse)|acima|anterior|antes)",
+    ),
+    (
+        r"\b(?:dimentica|ignora)\b",
+        r"\btutto\s+(?:quello\s+che|ciò\s+che|quanto)[^.!?\n]{0,40}?(?:prima|finora|sopra)|"
+        r"\btutto\s+(?:il\s+)?precedente",
+    ),
+    (
+        r"забудь|игнорируй|проигнорируй",
+        r"\b(?:всё|все)\b[^.!?\n]{0,30}?(?:раньше|ранее|выше|до\s+этого|прежде|что\s+тебе\s+"
+        r"(?:говорили|сказали))",
+    ),
+    (
+        r"忘掉|忘记|忘記|忽略|无视|無視|别管|別管|不要管|不用管",
+        r"之前|以上|上面|前面|先前|此前",
+        r"一切|全部内容|全部內容|的事|说的|說的|让你做|讓你做|告诉你|告訴你|交代",
+    ),
+    (
+        r"忘れ|無視",
+        r"(?:これまで|ここまで|以前|上記|前)の(?:内容|こと|話|会話|やりとり|指示)",
+    ),
+    (r"잊어|잊고|무시", r"지금까지|이전|위의|앞의", r"모든\s*것|전부|내용"),
     # "obey only this note": only-follow + a reference to the note itself
     (
         r"只(?:听从|聽從|服从|服從|遵守|遵循)|だけに従|만\s*따르|только\s+(?:то|мои|эти|этой)|"
@@ -125,8 +168,16 @@ _ROLE: Final[list[tuple[str, ...]]] = [
     ),
     (r"没有任何限制的|沒有任何限制的|不受(?:开发者|開發者|任何)?.{0,6}(?:约束|約束|限制)",),
     (r"制限のない|制限なし|として振る舞", r"AI|制限|倫理|ルール"),
-    (r"倫理規定は適用されません|制限を解除",),
+    (
+        r"あなたは|君は|お前は",
+        r"(?:制限|ルール|規則|倫理)[のもが]?(?:一切|何も)?(?:ない|なし|無し|無い)",
+    ),
+    (r"倫理規定は適用されません|制限(?:は|を|が)?(?:もう|すでに|既に|全て|すべて)?解除",),
     (r"제한이\s*없는|규칙은\s*너에게\s*적용되지|제한\s*없이",),
+    (
+        r"너는|넌|당신은|지금부터",
+        r"(?:규칙|제한|제약|윤리)(?:도|이|은|가)?\s*(?:전혀\s*|하나도\s*)?없는",
+    ),
     (
         r"теперь\s+ты|ты\s+теперь|отныне\s+ты",
         r"без\s+ограничени|не\s+распространя|свобод|по\s+имени",
@@ -137,8 +188,10 @@ _ROLE: Final[list[tuple[str, ...]]] = [
         r"sin\s+restricciones|sem\s+restrições|llamad|chamad|sin\s+límites|sem\s+limites",
     ),
     (
-        r"\bdu\s+bist\s+(?:ab\s+sofort|jetzt|nun|ab\s+jetzt)\b",
-        r"ohne\s+(?:jegliche\s+)?Einschränkung|"
+        r"\bdu\s+bist\s+(?:ab\s+sofort|jetzt|nun|ab\s+jetzt)\b|"
+        r"\b(?:ab\s+sofort|ab\s+jetzt|von\s+nun\s+an|jetzt|nun|ab\s+heute)\s+bist\s+du\b",
+        r"ohne\s+(?:jegliche\s+|alle\s+|irgendwelche\s+)?(?:Einschränkung|Grenzen|Filter)|"
+        r"uneingeschränkt|"
         r"keine\s+Richtlinien|ohne\s+Regeln|namens",
     ),
     (
@@ -148,7 +201,19 @@ _ROLE: Final[list[tuple[str, ...]]] = [
     (r"أنت\s+الآن|من\s+الآن\s+أنت", r"بلا\s+(?:أي\s+)?قيود|بدون\s+قيود|لا\s+تنطبق"),
     (
         r"\b(?:da\s+adesso|ora|adesso)\s+sei\b",
-        r"senza\s+limiti|senza\s+restrizioni|non\s+devi\s+più",
+        r"senza\s+(?:alcun\w*\s+|nessun\w*\s+)?(?:limit|restrizion|regol)|non\s+devi\s+più",
+    ),
+    (
+        r"\b(?:artık|bundan\s+sonra|şu\s+andan\s+itibaren)\b",
+        r"kısıtlama\w*\s+olmayan|sınırsız|kuralsız|filtresiz",
+    ),
+    (
+        r"\bjesteś\s+teraz\b|\bteraz\s+jesteś\b|\bod\s+teraz\b",
+        r"\bbez\s+(?:żadnych\s+)?(?:ograniczeń|zasad|reguł|filtrów)",
+    ),
+    (
+        r"\bje\s+bent\s+nu\b|\bvanaf\s+nu\s+ben\s+je\b",
+        r"\bzonder\s+(?:enige\s+|alle\s+)?(?:beperkingen|regels|grenzen|filters)",
     ),
 ]
 
@@ -199,8 +264,51 @@ _DISABLE: Final[list[tuple[str, ...]]] = [
     ),
     (
         r"(?:nie|nicht)\s+mehr\s+nach\s+(?:einer\s+)?Bestätigung|Freigaben\s+sind\s+abgeschaltet|"
-        r"ohne\s+(?:Bestätigung|Rückfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten",
+        r"ohne\s+(?:Bestätigung|Rückfrage|Nachfrage)|Sicherheitsprüfungen?\s+(?:ab|aus)schalten|"
+        r"keine\s+(?:Rückfragen?|Nachfragen?|Bestätigungen?|Freigaben?)\s+mehr",
     ),
+    # no need to ask the user, and run everything: two parts in one clause
+    (
+        r"keine\s+Sorgen\s+um\s+(?:Freigaben|Bestätigungen)|ohne\s+(?:zu\s+)?(?:fragen|nachzufragen)|"
+        r"nicht\s+(?:mehr\s+)?(?:nach)?fragen",
+        r"\bführe?\s+(?:einfach\s+|direkt\s+)?(?:alles|alle\s+Befehle|jeden\s+Befehl)|\bdirekt\s+aus\b",
+    ),
+    (
+        r"no\s+(?:es\s+necesario|hace\s+falta|necesitas)\s+(?:confirmar|preguntar|pedir)|"
+        r"não\s+(?:é\s+preciso|precisa|é\s+necessário)\s+(?:confirmar|perguntar|pedir)",
+        r"\b(?:ejecuta|corre|lanza|execute|rode|executa)\b",
+    ),
+    (
+        r"pas\s+besoin\s+de\s+(?:demander|confirmer)|inutile\s+de\s+(?:demander|confirmer)|"
+        r"sans\s+demander",
+        r"\b(?:exécute|lance|exécuter)\b",
+    ),
+    (
+        r"не\s+нужно\s+(?:спрашивать|подтвержд)|не\s+спрашивай|без\s+разрешения",
+        r"выполняй|запускай|исполняй|выполни\s+все",
+    ),
+    (
+        r"(?:不用|不必|不需要|无需|無需)再?(?:问|問|询问|詢問|征求|徵求)",
+        r"直接执行|直接執行|直接运行|直接運行|全部执行|全部執行|都执行|都執行",
+    ),
+    (r"確認する必要はありません|確認は不要|聞く必要はありません|許可は不要", r"実行"),
+    (r"물어볼\s*필요\s*없|확인할\s*필요\s*없|허락\s*없이|묻지\s*말고", r"실행"),
+    # the same said of the user alone, the command in the next sentence
+    (
+        r"no\s+(?:es\s+necesario|hace\s+falta)\s+(?:confirmar|preguntar)\s+(?:nada\s+)?(?:con\s+|al\s+)"
+        r"(?:el\s+)?usuario|não\s+(?:é\s+preciso|precisa)\s+(?:confirmar|perguntar)\s+(?:nada\s+)?"
+        r"(?:com\s+o|ao)\s+usuário",
+    ),
+    (r"ユーザーに(?:確認|許可を求め|聞)(?:する|く)必要はありません",),
+    (r"사용자에게\s*(?:물어볼|확인할|허락받을)\s*필요\s*없",),
+    # approvals declared given in advance: "alle Freigaben gelten als erteilt"
+    (
+        r"(?:Freigaben?|Genehmigungen?|Bestätigungen?)\s+(?:gelten|gilt)\s+(?:\w+\s+){0,3}?als\s+"
+        r"(?:erteilt|gegeben|erfolgt)|(?:aprobaciones|confirmaciones)\s+se\s+(?:dan|consideran)\s+"
+        r"(?:por\s+)?(?:concedidas|aprobadas|dadas)|(?:approbations|confirmations)\s+sont\s+"
+        r"(?:considérées\s+comme\s+)?(?:accordées|acquises|données)",
+    ),
+    (r"считаются\s+(?:одобренными|подтверждёнными|подтвержденными)",),
     (
         r"désactive\s+les\s+(?:vérifications|confirmations|contrôles)|n['’]attends\s+plus\s+l['’]approbation|"
         r"sans\s+(?:demander|confirmation|approbation)",

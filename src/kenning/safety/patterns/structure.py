@@ -75,6 +75,12 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | </\s*(?:system|assistant|user|human|developer|instructions?|s)\s*>
           | ^[ \t>]*<\s*(?:system|assistant|user|human|developer|instructions?)\b[^>\n]{0,80}>
           | <\s*instructions?\s+[^>\n]{0,40}\bpriority\b
+            # tags named for an authority an entry cannot have: "<admin_override>",
+            # "<developer-instructions>", "<root_access>", "<jailbreak>"
+          | </?\s*(?:(?:admin(?:istrator)?|root|sudo|developer|operator|security|safety|priority
+              |urgent|owner)[-_]?(?:override|instructions?|directives?|commands?|mode|message|notes?
+              |access|update|policy|orders?)|override|jailbreak|god[-_]?mode|dev[-_]mode)
+            (?:\s[^>\n]{0,80})?\s*>
         """),
     ),
     # WHY: JSON chat messages with a privileged role.

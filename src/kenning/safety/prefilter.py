@@ -1,0 +1,394 @@
+"""Literal prefilters: what a regex's matches must contain, so a rule is only run on a text
+that holds it.
+
+Most of a scan's time went into regexes that find nothing: each rule's regex walked every view
+of a 2 KB entry to learn that "curl" or "指令" is not in it. :func:`requirement` reads a
+compiled regex's syntax tree and derives what every match contains: literal strings under
+``All`` (a sequence: each piece) and ``AnyOf`` (an alternation: one alternative), e.g.
+"(?:curl|wget)\\s+\\S+\\s*\\|\\s*(?:ba)?sh" needs ("curl" or "wget") and "|" and "sh". An
+:class:`Index` over the requirements of a whole rule table finds the literals a text holds in
+one pass (a trie regex) and maps them to the rules they leave possible; :class:`Literals`
+answers for one text. A rule whose requirement a text does not meet cannot match it and is
+not run, so the findings are exactly those of running every regex (the tests compare the two
+on the whole corpus).
+
+Case: literals and text are compared folded (:func:`fold`), a lowercasing that maps every pair
+of characters ``re.IGNORECASE`` treats as equal to one character (the extra pairs such as
+"ſ"/"s" and "ı"/"i", "İ", final sigma), so a case-insensitive match is never missed; folding a
+case-sensitive regex's literals loses nothing either. A regex whose tree cannot be read, or
+that needs no literal, has no requirement and always runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+__all__ = [
+    "All",
+    "AnyOf",
+    "Index",
+    "Literals",
+    "Need",
+    "Requirement",
+    "any_of",
+    "fold",
+    "holds",
+    "requirement",
+    "requirements",
+]
+
+MAX_EXACT: Final = 64  # strings a node may expand to before only its requirement is kept
+MAX_ANY_OF: Final = 400  # alternatives of one requirement (each a substring test)
+MAX_CLASS: Final = 16  # characters of a class read as alternatives ("[\\-_]" but not "[a-z]")
+
+
+def _fold_tables() -> tuple[dict[int, str], dict[int, str]]:
+    """What :func:`fold` translates before and after lowercasing (see the module docstring)."""
+    try:  # the equivalences re.IGNORECASE adds to simple lowercasing ("ſ" ~ "s")
+        extra: dict[int, tuple[int, ...]] = importlib.import_module("re._casefix")._EXTRA_CASES
+    except (ImportError, AttributeError):
+        extra = {}
+    before = {0x0130: "i"}  # "İ".lower() is "i̇", two characters; re matches it as "i"
+    groups = [{chr(k).lower(), *(chr(v).lower() for v in vs)} for k, vs in extra.items()]
+    groups.append({"σ", "ς"})  # str.lower() writes a final sigma as "ς"
+    merged: list[set[str]] = []
+    for group in groups:  # the classes are small; merge any that share a member
+        for other in [m for m in merged if m & group]:
+            group |= other
+            merged.remove(other)
+        merged.append(group)
+    after = {ord(c): min(g) for g in merged for c in g if len(c) == 1 and c != min(g)}
+    return before, after
+
+
+_BEFORE, _AFTER = _fold_tables()
+
+
+def fold(text: str) -> str:
+    """``text`` lowercased so that characters ``re.IGNORECASE`` matches alike are equal."""
+    if text.isascii():
+        return text.lower()
+    return text.translate(_BEFORE).lower().translate(_AFTER)
+
+
+# ---- deriving a requirement from a regex's syntax tree ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class All:
+    """Every part holds (a sequence: each of its pieces is in the match)."""
+
+    parts: tuple[Need, ...]
+    hint: frozenset[str]  # a string of this occurs whenever the parts hold: a quick "no"
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """Some part holds (an alternation: one alternative is the match)."""
+
+    parts: tuple[Need, ...]
+    hint: frozenset[str]
+
+
+def _hint(need: Need) -> frozenset[str]:
+    return need if isinstance(need, frozenset) else need.hint
+
+
+# A set of strings holds when one of them occurs in the text; None holds always.
+Need = frozenset[str] | All | AnyOf
+Requirement = Need | None
+
+_Info = tuple[frozenset[str] | None, Requirement]  # (every string the node can match, need)
+_EMPTY: Final[frozenset[str]] = frozenset({""})
+_OPAQUE: Final[_Info] = (None, None)
+
+
+def _leaf(exact: frozenset[str] | None) -> Requirement:
+    if exact is None or "" in exact or not exact or len(exact) > MAX_ANY_OF:
+        return None
+    return exact
+
+
+def _order(need: Need) -> tuple[int, int]:
+    """Sets first, the likely rarest (longest shortest string, then fewest) first: a
+    conjunction stops at the first that fails."""
+    if isinstance(need, frozenset):
+        return 0, -min(map(len, need))
+    return 1, 0
+
+
+def _all(parts: Iterable[Requirement]) -> Requirement:
+    kept: list[Need] = []
+    for part in parts:
+        if part is None:
+            continue
+        for inner in part.parts if isinstance(part, All) else (part,):
+            if inner not in kept:
+                kept.append(inner)
+    if not kept:
+        return None
+    kept.sort(key=_order)
+    return kept[0] if len(kept) == 1 else All(tuple(kept), _hint(kept[0]))
+
+
+def _any(parts: Sequence[Requirement]) -> Requirement:
+    if not parts or any(p is None for p in parts):
+        return None
+    needs = [p for p in parts if p is not None]
+    if all(isinstance(n, frozenset) for n in needs):  # one set of all the alternatives' strings
+        joined = frozenset().union(*(n for n in needs if isinstance(n, frozenset)))
+        return joined if len(joined) <= MAX_ANY_OF else None
+    return AnyOf(tuple(needs), frozenset().union(*map(_hint, needs)))
+
+
+def _sequence(nodes: Iterable[tuple[Any, Any]], c: Any) -> _Info:
+    parts: list[Requirement] = []
+    run: frozenset[str] = _EMPTY  # the strings the current run of exact nodes can spell
+    whole = True  # every node so far was exact: the sequence is exact too
+    for node in nodes:
+        exact, needed = _node(node, c)
+        parts.append(needed)
+        if exact is not None and len(run) * len(exact) <= MAX_EXACT:
+            run = frozenset(a + b for a in run for b in exact)
+            continue
+        parts.append(_leaf(run))
+        whole = False
+        run = exact if exact is not None else _EMPTY
+    parts.append(_leaf(run))
+    return (run if whole else None), _all(parts)
+
+
+def _node(node: tuple[Any, Any], c: Any) -> _Info:
+    op, av = node
+    if op is c.LITERAL:
+        return frozenset({fold(chr(av))}), None
+    if op is c.IN:
+        chars: set[str] = set()
+        for item_op, item_av in av:
+            if item_op is c.LITERAL:
+                chars.add(fold(chr(item_av)))
+            elif item_op is c.RANGE and item_av[1] - item_av[0] < MAX_CLASS:
+                chars.update(fold(chr(k)) for k in range(item_av[0], item_av[1] + 1))
+            else:  # a category (\w, \s), a negation, a wide range
+                return _OPAQUE
+        return (frozenset(chars), None) if len(chars) <= MAX_CLASS else _OPAQUE
+    if op is c.SUBPATTERN:
+        return _sequence(av[3], c)
+    if op is c.ATOMIC_GROUP:
+        return _sequence(av, c)
+    if op is c.BRANCH:
+        infos = [_sequence(alt, c) for alt in av[1]]
+        exacts = [e for e, _ in infos if e is not None]
+        union_exact = frozenset().union(*exacts) if len(exacts) == len(infos) else None
+        if union_exact is not None and len(union_exact) > MAX_EXACT:
+            union_exact = None
+        return union_exact, _any([_all((needed, _leaf(exact))) for exact, needed in infos])
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+        low, high, body = av
+        exact, needed = _sequence(body, c)
+        if low == 0:
+            return (exact | _EMPTY if exact is not None and high == 1 else None), None
+        if exact is not None and low == high and len(exact) ** low <= MAX_EXACT:
+            spelled = _EMPTY
+            for _ in range(low):
+                spelled = frozenset(a + b for a in spelled for b in exact)
+            return spelled, None
+        return None, _all((needed, _leaf(exact)))
+    if op is c.ASSERT:  # zero width, but what it looks at is in the text all the same
+        return _EMPTY, _sequence(av[1], c)[1]
+    if op in (c.AT, c.ASSERT_NOT):  # zero width: adds nothing to what is matched
+        return _EMPTY, None
+    return _OPAQUE  # ANY, NOT_LITERAL, CATEGORY, group references
+
+
+@functools.cache
+def _compiled_requirement(source: str, flags: int) -> Requirement:
+    try:
+        parser = importlib.import_module("re._parser")
+        constants = importlib.import_module("re._constants")
+        tree = parser.parse(source, flags)
+    except Exception:  # a Python whose regex internals differ: no prefilter, never a miss
+        return None
+    exact, needed = _sequence(list(tree), constants)
+    return _all((needed, _leaf(exact)))
+
+
+def requirement(regex: re.Pattern[str]) -> Requirement:
+    """What every match of ``regex`` contains (see above); None when nothing is known."""
+    return _compiled_requirement(regex.pattern, regex.flags)
+
+
+def requirements(regexes: Sequence[re.Pattern[str]]) -> Requirement:
+    """What regexes that must all match (a clause alternative) need together."""
+    return _all(requirement(r) for r in regexes)
+
+
+def any_of(needs: Sequence[Requirement]) -> Requirement:
+    """What holds when one of ``needs`` does (one of a rule's alternatives matched)."""
+    return _any(needs)
+
+
+class Index:
+    """Every literal the requirements of a table name, found in a text in one pass, and which
+    rows of the table can match there.
+
+    One regex, the literals as a trie (alternatives share their prefixes, a shorter literal is
+    an optional end), is tried at every position of the folded text: it finds the longest
+    literal starting there, and the literals that are prefixes of it start there too. Each
+    literal maps to the rows whose requirement it can satisfy, so the rows a text leaves
+    possible are found from the literals it holds, without looking at the others."""
+
+    def __init__(self, rows: Sequence[Requirement]) -> None:
+        literals: set[str] = set()
+        for need in rows:
+            _collect(need, literals)
+        self.hints = tuple(None if need is None else _hint(need) for need in rows)
+        self.hinted: frozenset[str] = frozenset().union(*filter(None, self.hints))
+        self._every = _trie_regex(literals)
+        self._quick = _trie_regex(self.hinted)  # the literals :meth:`rows` reads
+        self._prefixes = {
+            literal: frozenset(literal[:k] for k in range(1, len(literal) + 1)) & literals
+            for literal in literals
+        }
+        by_literal: dict[str, set[int]] = {}
+        for row, hint in enumerate(self.hints):
+            for literal in hint or ():
+                by_literal.setdefault(literal, set()).add(row)
+        self._rows = {literal: frozenset(rows) for literal, rows in by_literal.items()}
+        self._always = frozenset(row for row, hint in enumerate(self.hints) if hint is None)
+
+    def present(self, folded: str, *, hinted_only: bool = False) -> frozenset[str]:
+        """The literals that occur in ``folded`` (a text passed through :func:`fold`); with
+        ``hinted_only``, only those of the rows' quick tests (a shorter pass), exactly."""
+        ascii_trie, other_trie = self._quick if hinted_only else self._every
+        longest: set[str] = set()
+        if ascii_trie is not None:
+            longest.update(m.group(1) for m in ascii_trie.finditer(folded))
+        if other_trie is not None and not folded.isascii():
+            longest.update(m.group(1) for m in other_trie.finditer(folded))
+        found = frozenset().union(*(self._prefixes[literal] for literal in longest))
+        return found & self.hinted if hinted_only else found
+
+    def rows(self, present: frozenset[str]) -> frozenset[int]:
+        """The rows whose requirement's quick test (:attr:`All.hint`) the literals pass."""
+        rows = self._rows
+        return self._always.union(*(rows[literal] for literal in present if literal in rows))
+
+
+_Tries = tuple[re.Pattern[str] | None, re.Pattern[str] | None]
+
+
+def _trie_regex(literals: Iterable[str]) -> _Tries:
+    """Two trie regexes: the literals that start with an ASCII character, tried only at ASCII
+    positions, and the others, tried only at the others (each position then meets only the
+    first characters it can start with: half the cost of one trie on mixed text)."""
+    tries: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    for literal in literals:
+        node = tries[0 if literal[0].isascii() else 1]
+        for ch in literal:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+    guards = ("[\\x00-\\x7f]", "[^\\x00-\\x7f]")
+    ascii_trie, other_trie = (
+        re.compile(f"(?={guard})(?=({_trie_source(trie)}))", re.DOTALL) if trie else None
+        for trie, guard in zip(tries, guards, strict=True)
+    )
+    return ascii_trie, other_trie
+
+
+def _collect(need: Requirement, into: set[str]) -> None:
+    if need is None:
+        return
+    if isinstance(need, frozenset):
+        into.update(need)
+        return
+    for part in need.parts:
+        _collect(part, into)
+
+
+def _trie_source(node: dict[str, Any]) -> str:
+    branches = [re.escape(ch) + _trie_source(node[ch]) for ch in sorted(node) if ch]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+    return f"(?:{body})?" if "" in node else body  # greedy: the longer literal first
+
+
+def holds(needed: Requirement, present: frozenset[str]) -> bool:
+    """False only if a text holding just the literals ``present`` cannot hold what ``needed``
+    says every match holds."""
+    if needed is None:
+        return True
+    if isinstance(needed, frozenset):
+        return not present.isdisjoint(needed)
+    if present.isdisjoint(needed.hint):
+        return False
+    if isinstance(needed, All):
+        return all(holds(part, present) for part in needed.parts)
+    return any(holds(part, present) for part in needed.parts)
+
+
+class Literals:
+    """What one text holds of an :class:`Index`'s literals, and so which rows can match it.
+
+    How much is read up front depends on what it saves: ``scan="every"`` (a short text) finds
+    every literal in one pass through the index; ``"hinted"`` (a long text, where that pass
+    costs more than it saves) finds only those of the rows' quick tests, and a deeper literal
+    is looked up (``in`` on the folded text) the first time a row that passed asks for it;
+    ``"none"`` (a text few rows read) looks up every literal only when asked. Each answer is
+    remembered."""
+
+    __slots__ = ("_folded", "_index", "_present", "_rows", "_seen")
+
+    def __init__(self, text: str, index: Index, *, scan: str) -> None:
+        self._index = index
+        self._folded = fold(text)
+        self._seen: dict[str, bool] | None = None  # None: every literal is in _present
+        self._present: frozenset[str] = frozenset()
+        self._rows: frozenset[int] | None = None
+        if scan == "every":
+            self._present = index.present(self._folded)
+        elif scan == "hinted":
+            self._present = index.present(self._folded, hinted_only=True)
+            self._seen = dict.fromkeys(index.hinted, False) | dict.fromkeys(self._present, True)
+        else:
+            self._seen = {}
+        if scan != "none":
+            self._rows = index.rows(self._present)
+
+    def possible(self, row: int) -> bool:
+        """False if the index's row ``row`` cannot match the text."""
+        if self._rows is not None:
+            return row in self._rows
+        hint = self._index.hints[row]
+        return hint is None or self._any(hint)
+
+    def holds(self, needed: Requirement) -> bool:
+        """False only if the text cannot hold what ``needed`` says every match holds."""
+        if self._seen is None:
+            return holds(needed, self._present)
+        if needed is None:
+            return True
+        if isinstance(needed, frozenset):
+            return self._any(needed)
+        if not self._any(needed.hint):
+            return False
+        if isinstance(needed, All):
+            return all(self.holds(part) for part in needed.parts)
+        return any(self.holds(part) for part in needed.parts)
+
+    def _any(self, strings: frozenset[str]) -> bool:
+        seen, folded = self._seen, self._folded
+        assert seen is not None
+        for literal in strings:
+            found = seen.get(literal)
+            if found is None:
+                found = seen[literal] = literal in folded
+            if found:
+                return True
+        return False
