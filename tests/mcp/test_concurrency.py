@@ -31,7 +31,18 @@ WRITER = textwrap.dedent(
     (flags / "ready").touch()
     while not (flags / "go").exists():
         time.sleep(0.001)
-    for i in range(int(sys.argv[2])):
+    n = int(sys.argv[2])
+
+    def mcp_has_written():
+        return any(e.startswith("MCP client") for e in home.memory.read(Target.MEMORY).entries)
+
+    for i in range(n):
+        if i == n // 2:
+            # The overlap the test checks, made certain rather than left to the
+            # scheduler: the second half waits for the MCP side's first entry.
+            deadline = time.monotonic() + 60
+            while not mcp_has_written() and time.monotonic() < deadline:
+                time.sleep(0.005)
         home.memory.add(Target.MEMORY, f"API writer fact number {i}", keep_both=True)
     """
 )
@@ -83,7 +94,8 @@ def test_api_writer_and_mcp_clients_lose_nothing(
     assert len(entries) == 2 * N
     assert sorted(api) == sorted(f"API writer fact number {i}" for i in range(N))
     assert sorted(mcp) == sorted(f"MCP client fact number {i}" for i in range(N))
-    # The two writers really overlapped: their entries interleave in the file.
+    # The two writers really overlapped: their entries interleave in the file
+    # (the writer's second half waits for the first MCP entry).
     positions = {e: n for n, e in enumerate(entries)}
     assert min(positions[e] for e in mcp) < max(positions[e] for e in api)
     assert min(positions[e] for e in api) < max(positions[e] for e in mcp)
