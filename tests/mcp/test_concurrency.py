@@ -74,9 +74,21 @@ def test_api_writer_and_mcp_clients_lose_nothing(
                 )
                 assert payload(result)["success"], payload(result)
 
+            def api_has_written() -> bool:
+                entries = Home.open(home_dir).memory.read(Target.MEMORY).entries
+                return any(e.startswith("API writer") for e in entries)
+
             (flags / "go").touch()
             async with anyio.create_task_group() as group:
-                for i in range(N):
+                for i in range(N // 2):
+                    group.start_soon(add, i)
+            # Symmetric to the writer: the second half waits for the API side's
+            # first entry, so each side has entries after some of the other's.
+            with anyio.fail_after(60):
+                while not api_has_written():
+                    await anyio.sleep(0.005)
+            async with anyio.create_task_group() as group:
+                for i in range(N // 2, N):
                     group.start_soon(add, i)
 
     try:
@@ -95,7 +107,7 @@ def test_api_writer_and_mcp_clients_lose_nothing(
     assert sorted(api) == sorted(f"API writer fact number {i}" for i in range(N))
     assert sorted(mcp) == sorted(f"MCP client fact number {i}" for i in range(N))
     # The two writers really overlapped: their entries interleave in the file
-    # (the writer's second half waits for the first MCP entry).
+    # (each side's second half waits for the other side's first entry).
     positions = {e: n for n, e in enumerate(entries)}
     assert min(positions[e] for e in mcp) < max(positions[e] for e in api)
     assert min(positions[e] for e in api) < max(positions[e] for e in mcp)
