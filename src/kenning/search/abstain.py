@@ -147,12 +147,12 @@ def verdict(
     """True: abstain; False: keep the hits; None: not calibrated for this query and
     hit (another language, or a cross-lingual best hit), so the caller's plain
     relevance floor decides."""
-    if not judges(calibration, query):
-        return None
     lang = language(query, query=True)
+    if lang is None or lang not in calibration.floors:
+        return None
     if best_hit_text is None or language(best_hit_text, query=False) != lang:
         return None  # cross-lingual or unsure: not what the floors were measured on
-    floor = calibration.floors[lang]  # type: ignore[index]
+    floor = calibration.floors[lang]
     if hit_coverage <= 0:
         floor += calibration.no_word_margin
     return best_cosine + calibration.coverage_weight * hit_coverage <= floor

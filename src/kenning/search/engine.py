@@ -312,15 +312,16 @@ class SearchEngine:
             return False  # no vector compared (none embedded yet): keyword matches stand
         best_cosine = float(pooled[0])
         floor = self.embedder.relevance_floor
-        plain = no_words and floor is not None and best_cosine < floor
+        # The plain floor always holds: with no word matched anywhere, a cosine under
+        # it is gibberish-level (its LoCoMo study), whatever a language floor says.
+        if no_words and floor is not None and best_cosine < floor:
+            return True
         calibration = self.embedder.abstention
         if calibration is None or not abstain.judges(calibration, query):
-            return plain
+            return False
         best = abstain.hit_coverage(self.conn, terms, hits, self._n_docs(), self._term_docs)
         top = hits[0].content if hits[0].kind == "message" else hits[0].text
-        # The plain floor still holds: with no word matched anywhere, a cosine under
-        # it is gibberish-level (its LoCoMo study), whatever the language floor says.
-        return plain or bool(abstain.verdict(calibration, query, best_cosine, top, best))
+        return bool(abstain.verdict(calibration, query, best_cosine, top, best))
 
     def _n_docs(self) -> int:
         """Rows in ``message_fts``, counted again only when the index changed.
