@@ -10,6 +10,8 @@ from types import ModuleType
 
 CORPUS_DIR = Path(__file__).parent / "corpus"
 FIELDS = {"id", "text", "label", "category", "language", "source", "split"}
+LABELS = ("malicious", "benign")
+SPLITS = ("dev", "heldout")
 
 
 def _rows() -> list[dict[str, str]]:
@@ -41,10 +43,18 @@ def test_size_languages_and_split() -> None:
     assert labels["malicious"] >= 300 and labels["benign"] >= 300
     languages = Counter(row["language"] for row in rows)
     assert sum(1 for n in languages.values() if n >= 10) >= 8
-    groups = Counter((row["label"], row["category"], row["split"]) for row in rows)
+    # Rounds written by the screen's own team are split 50/50 within every category; an
+    # external round's split is its author's file, and both its files are full size.
+    builder = _builder()
+    own = [row for row in rows if row["source"] != builder.EXTERNAL_SOURCE]
+    groups = Counter((row["label"], row["category"], row["split"]) for row in own)
     for label, category, _ in groups:
         dev, held = groups[(label, category, "dev")], groups[(label, category, "heldout")]
         assert abs(dev - held) <= 1, (label, category, dev, held)
+    external = Counter(
+        (row["label"], row["split"]) for row in rows if row["source"] == builder.EXTERNAL_SOURCE
+    )
+    assert all(external[(label, split)] >= 100 for label in LABELS for split in SPLITS), external
 
 
 def test_corpus_file_is_what_the_builder_writes() -> None:

@@ -43,6 +43,11 @@ CLEAN: list[str] = [
     "用户喜欢简洁的回答",
     "El usuario prefiere respuestas cortas",
     "The .env.example file documents required variables",
+    # AWS's documented example key pair, and defaults and placeholders in connection URLs
+    "Parser tests use AWS's example keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ".env.example: DATABASE_URL=postgres://user:password@localhost:5432/app",
+    "Restore locally into postgres://postgres:postgres@localhost:5433/app",
     "Copy the template with `cp .env.example .env` and fill in the values",
     "Run `source .env` before starting the dev server",
     # "You are now (a|an|in) ..." is the injection form; "able to" is a capability note.
@@ -325,7 +330,7 @@ _CASES: dict[tuple[str, Scope], list[tuple[str, str]]] = {
         ("anthropic-key", "key sk-ant-api03-abcdEFGH1234ijklMNOP5678qrst"),
         ("github-classic", "token ghp_" + "aB3" * 12),
         ("github-fine-grained", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwx"),
-        ("aws-key", "AWS key AKIAIOSFODNN7EXAMPLE for the backup user"),
+        ("aws-key", "AWS key AKIA4QZ7N2KD9XWB3LPE for the backup user"),
         ("slack-token", "bot token xoxb-123456789012-abcdefABCDEF"),
     ],
     ("private_key_block", "memory"): [

@@ -147,7 +147,7 @@ def test_neutralise_keeps_clean_text_and_names_the_reason() -> None:
 
 
 def test_describe_lists_distinct_reasons_on_one_line() -> None:
-    findings = scan('AKIAIOSFODNN7EXAMPLE\ndb_password = "hunter2hunter2"\nhide\u200b')
+    findings = scan('AKIA4QZ7N2KD9XWB3LPE\ndb_password = "hunter2hunter2"\nhide\u200b')
     assert {f.pattern_id for f in findings} == {"api_token", "password_assignment", "zero_width"}
     text = describe(findings)
     assert "\n" not in text

@@ -77,6 +77,7 @@ class Item:
     category: str
     language: str
     split: str  # "dev" | "heldout"
+    source: str = "handwritten"  # who wrote it: the screen's team, or an external round
 
     @property
     def malicious(self) -> bool:
@@ -109,6 +110,7 @@ def load_corpus(path: Path) -> list[Item]:
                 category=str(row["category"]),
                 language=str(row["language"]),
                 split=str(row["split"]),
+                source=str(row.get("source", "handwritten")),
             )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise CorpusError(

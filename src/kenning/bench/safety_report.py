@@ -29,7 +29,7 @@ def _strict(decisions: Decisions, engine: str, channels: Sequence[str], item: It
 def summarise(
     items: Sequence[Item], decisions: Decisions, engines: Sequence[str], channels: Sequence[str]
 ) -> dict[str, Any]:
-    """Rates by split, then by channel / category / language, then by engine."""
+    """Rates by split, then by channel / category / language / source, then by engine."""
     out: dict[str, Any] = {}
     for split in SPLITS:
         out[split] = _split_summary(
@@ -54,7 +54,7 @@ def _split_summary(
         "all_channels": {e: strict(e, part) for e in engines},
         "channel": {c: {e: on(e, c) for e in engines} for c in channels},
     }
-    for key in ("category", "language"):
+    for key in ("category", "language", "source"):
         values = sorted({getattr(item, key) for item in part})
         entry[key] = {
             v: {e: strict(e, [item for item in part if getattr(item, key) == v]) for e in engines}

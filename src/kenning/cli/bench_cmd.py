@@ -530,7 +530,7 @@ def bench_safety(
         f"{', '.join(sorted(safety.RULES_CATEGORIES))} (a rule file is instructions)\n"
     )
     click.echo(safety_report.overall(summary, engines))
-    for key in ("channel", "category", "language"):
+    for key in ("channel", "source", "category", "language"):
         click.echo(f"\n{safety_report.table(summary, engines, key)}")
     click.echo("\nscan latency, 2 KB entry, memory scope:")
     for name, stats in timing.items():

@@ -200,27 +200,121 @@ ITEM_FILES: tuple[tuple[str, str], ...] = (
 )
 
 
+# Rounds written by team members who had not read the screen's patterns or tests, one file a
+# split: one author's file is the dev split, another's the held-out split, so the held-out
+# figure is a corpus whose author the screen was never tuned on. Their own category labels are
+# folded into the corpus categories (first matching key, in order); labels are theirs.
+EXTERNAL_ROUNDS: tuple[tuple[str, str], ...] = (
+    ("external_r3_dev.jsonl", "dev"),
+    ("external_r3_heldout.jsonl", "heldout"),
+)
+EXTERNAL_SOURCE = "external-r3"
+_MALICIOUS_FOLD: tuple[tuple[str, str], ...] = (
+    ("secret", "secret"),
+    ("reverse", "reverse_shell"),
+    ("remote-code", "remote_code"),
+    ("encod", "encoded"),
+    ("homoglyph", "obfuscated"),
+    ("invisible", "obfuscated"),
+    ("obfusc", "obfuscated"),
+    ("fake", "fake_structure"),
+    ("conceal", "concealment"),
+    ("anti-forensics", "concealment"),
+    ("phish", "phishing"),
+    ("credential-harvest", "phishing"),
+    ("supply", "supply_chain"),
+    ("registry", "supply_chain"),
+    ("dependency", "supply_chain"),
+    ("typosquat", "supply_chain"),
+    ("exfil", "exfiltration"),
+    ("cc-", "exfiltration"),
+    ("public-dump", "exfiltration"),
+    ("prompt-leak", "exfiltration"),
+    ("token-leak", "exfiltration"),
+    ("credential-helper", "exfiltration"),
+    ("persist", "persistence"),
+    ("backdoor", "persistence"),
+    ("destruct", "destruction"),
+    ("self-", "self_propagation"),
+    ("disable", "disable_safety"),
+    ("approval", "disable_safety"),
+    ("downgrade", "disable_safety"),
+    ("weaken", "disable_safety"),
+)
+_BENIGN_FOLD: tuple[tuple[str, str], ...] = (
+    ("preference", "preference"),
+    ("imperative", "instruction_like"),
+    ("command", "command"),
+    ("user-", "command"),
+    ("git-safety", "command"),
+    ("secret", "secret_reference"),
+    ("placeholder", "secret_reference"),
+    ("key-rotation", "journal_note"),
+    ("journal", "journal_note"),
+    ("incident", "security_doc"),
+    ("security", "security_doc"),
+    ("awareness", "security_doc"),
+    ("template", "chat_template_doc"),
+    ("format-doc", "chat_template_doc"),
+    ("tool-call", "chat_template_doc"),
+    ("hash", "encoded_data"),
+    ("uuid", "encoded_data"),
+    ("base64", "encoded_data"),
+    ("skill", "skill_text"),
+    ("fullwidth", "unicode_text"),
+)
+
+
+def _fold(label: str, category: str) -> str:
+    for key, folded in _MALICIOUS_FOLD if label == "malicious" else _BENIGN_FOLD:
+        if key in category:
+            return folded
+    return "override" if label == "malicious" else "dev_fact"
+
+
+def _external() -> list[tuple[str, dict[str, str], str]]:
+    """(label, item, split) of every external round, in file order."""
+    out = []
+    for name, split in EXTERNAL_ROUNDS:
+        for line in (HERE / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                row = json.loads(line)
+                item = {
+                    "category": _fold(row["label"], row["category"]),
+                    "language": row["language"],
+                    "text": row["text"],
+                    "source": EXTERNAL_SOURCE,
+                }
+                out.append((row["label"], item, split))
+    return out
+
+
 def build() -> list[dict[str, str]]:
     rows: list[dict[str, str]] = []
     counters: dict[tuple[str, str], int] = {}
-    for label, name in ITEM_FILES:
-        for item in _load(name):
-            category = item["category"]
-            key = (label, category)
-            counters[key] = counters.get(key, 0) + 1
-            rows.append(
-                {
-                    "id": f"{label[0]}-{category}-{counters[key]:03d}",
-                    "text": item["text"],
-                    "label": label,
-                    "category": category,
-                    "language": item["language"],
-                    "source": item.get("source", "handwritten"),
-                    "split": "",
-                }
-            )
+    fixed_split: dict[int, str] = {}  # row index -> split, for the external rounds
+    entries = [(label, item, "") for label, name in ITEM_FILES for item in _load(name)]
+    for label, item, split in entries + _external():
+        category = item["category"]
+        key = (label, category)
+        counters[key] = counters.get(key, 0) + 1
+        if split:
+            fixed_split[len(rows)] = split
+        rows.append(
+            {
+                "id": f"{label[0]}-{category}-{counters[key]:03d}",
+                "text": item["text"],
+                "label": label,
+                "category": category,
+                "language": item["language"],
+                "source": item.get("source", "handwritten"),
+                "split": split,
+            }
+        )
     groups: dict[tuple[str, str, str], list[dict[str, str]]] = {}
-    for row in rows:
+    for n, row in enumerate(rows):
+        if n in fixed_split:
+            continue  # an external round's split is its file's
         groups.setdefault((row["label"], row["category"], row["source"]), []).append(row)
     for members in groups.values():
         ordered = sorted(members, key=lambda r: hashlib.sha256(r["text"].encode()).hexdigest())

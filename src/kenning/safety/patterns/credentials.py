@@ -27,7 +27,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             \bsk-(?!ant-)(?=[A-Za-z0-9_-]{0,200}?\d)[A-Za-z0-9_-]{20}  # OpenAI, with a digit
           | \bsk-ant-[A-Za-z0-9_-]{20}  # Anthropic
           | \bgh[pousr]_[A-Za-z0-9]{30} | \bgithub_pat_[A-Za-z0-9_]{30}  # GitHub
-          | \b(?:AKIA|ASIA)[0-9A-Z]{16}\b  # AWS access key id
+          | \b(?:AKIA|ASIA)(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b  # AWS key id, not AWS's documented example
           | \bxox[baprs]-[A-Za-z0-9-]{10}  # Slack token
           | hooks\.slack\.com/services/T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{10}
           | \bAIza[0-9A-Za-z_-]{35}  # Google API key
@@ -79,9 +79,10 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         scopes=MEMORY,
         reason=_R_SECRET,
         regex=ascii_regex(r"""
-            # "postgres://app:Sup3rS3cret@db": not "user:password@" or "user:$PASS@"
+            # "postgres://app:Sup3rS3cret@db": not "user:password@", "user:$PASS@" or a
+            # default the tools ship with ("postgres:postgres@", "root:root@")
             \b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,64}:
-            (?!(?:password|pass|secret|changeme)@|[$<{*])
+            (?!(?:password|pass|secret|changeme|postgres|root|admin|guest|test|example)@|[$<{*])
             [^\s:/@]{6,128}@
         """),
     ),

@@ -55,8 +55,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason=REASON,
         views=BASE,
         regex=ascii_regex(r"""
-            \baws_secret_access_key\s*[=:]\s*[A-Za-z0-9/+]{40}\b
-          | (?-i:\bAKIA[0-9A-Z]{16}\b)[^\n]{0,60}?\bsecret\b[^\n]{0,20}?[A-Za-z0-9/+]{40}\b
+            \baws_secret_access_key\s*[=:]\s*(?![A-Za-z0-9/+]{0,33}EXAMPLE)[A-Za-z0-9/+]{40}\b
+          | (?-i:\bAKIA(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b)[^\n]{0,60}?\bsecret\b[^\n]{0,20}?[A-Za-z0-9/+]{40}\b
           | \bclient_secret\s*[:=]\s*["']?(?!\$|\{\{|<)[A-Za-z0-9~._-]{24,}
           | \bAuthorization\s*:\s*Bearer\s+(?!\$|\{\{|<)[A-Za-z0-9._~+/-]{20,}
           | \bmysql\b[^\n]{0,80}?\s-p["']?(?!\$|\{|<)[^\s"']{6,}
@@ -72,7 +72,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         views=BASE,
         regex=re.compile(
             rf"""
-            (?:\b(?:password|passwd|passphrase|pwd|passcode)\b[^\n:=.]{{0,40}}?(?:\bis\b|[:=]|：|\blautet\b)
+            (?:\b(?:password|passwd|passphrase|pwd|passcode)\b(?!@)[^\n:=.]{{0,40}}?(?:\bis\b|[:=]|：|\blautet\b)
               |\blogin\s+is\s+\S{{1,40}}\s*/
               |密码|密碼|口令|パスワード|비밀번호|암호|пароль|contraseña|\bPasswort\b|mot\s+de\s+passe
               |\bsenha\b|كلمة\s+المرور|şifre)
