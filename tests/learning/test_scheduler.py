@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from kenning.config import CronConfig
+from kenning.cron.schedule import ScheduleError, parse
+from kenning.cron.scheduler import Job, JobRun, JobStore, Scheduler
 from kenning.home import Home
 from kenning.learning.locks import Busy, locks_dir, try_lock
-from kenning.learning.schedule import ScheduleError, parse
-from kenning.learning.scheduler import Job, JobRun, JobStore, Scheduler
 from kenning.testing.models import ScriptedModel
 
 from .conftest import git_log, learning_home

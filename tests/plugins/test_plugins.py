@@ -25,11 +25,11 @@ import pytest
 
 import kenning
 from kenning import Agent, Home, plugins
-from kenning.agent.factory import build_tools
 from kenning.archive.importers import ImportFormatError, read_source
 from kenning.config import EmbeddingConfig
 from kenning.embed import EmbedderError, from_config
 from kenning.home import Home as RuntimeHome
+from kenning.runtime.factory import build_tools
 
 HERE = Path(__file__).resolve().parent
 SRC = Path(kenning.__file__).resolve().parents[1]

@@ -18,8 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from kenning import clock
-from kenning.agent.system_prompt import DEFAULT_IDENTITY, environment_block
 from kenning.prompt.rules import load_rules, render_rules
+from kenning.prompt.system import DEFAULT_IDENTITY, environment_block
 from kenning.tools.base import Access, Tool, ToolContext, ToolError
 
 if TYPE_CHECKING:

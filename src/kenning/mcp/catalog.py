@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kenning.archive import memory_get, memory_search, session_search
+from kenning.archive import session_search
+from kenning.memory import memory_get, memory_search
 from kenning.memory import tool as memory_tool
 from kenning.skills import tool as skills_tool
 

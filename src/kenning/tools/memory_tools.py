@@ -23,9 +23,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kenning.archive import memory_get, memory_search, session_search
+from kenning.archive import session_search
 from kenning.archive.store import Archive
 from kenning.embed import CachedEmbedder
+from kenning.memory import memory_get, memory_search
 from kenning.memory import tool as memory_tool_mod
 from kenning.search.chunks import memory_files
 from kenning.search.engine import SearchEngine

@@ -12,14 +12,14 @@ from pathlib import Path
 
 from kenning.agent.delegate import delegate_tool
 from kenning.agent.loop import AgentSession, AgentSettings, Approver
-from kenning.agent.system_prompt import SkillsBlock
 from kenning.archive.store import Source
 from kenning.context.engine import ContextEngine
 from kenning.home import Home
 from kenning.learning.background import install_review
 from kenning.models.registry import resolve_model
 from kenning.models.types import Model
-from kenning.skills.agent_tools import index_block, skill_tools
+from kenning.prompt.system import skills_block
+from kenning.skills.agent_tools import skill_tools
 from kenning.tools.registry import ToolRegistry, default_registry
 
 
@@ -36,15 +36,6 @@ def build_tools(home: Home, *, plugins: bool = True) -> ToolRegistry:
         for tool in installed.registry().accepted("tools", registry.names()).values():
             registry.register(tool)
     return registry
-
-
-def skills_block(home: Home) -> SkillsBlock:
-    """The skills index for a new session's prompt, ranked by the session's task."""
-
-    def block(task: str | None) -> str:
-        return index_block(home, task)
-
-    return block
 
 
 def open_session(
