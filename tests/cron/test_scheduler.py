@@ -19,7 +19,7 @@ from kenning.home import Home
 from kenning.learning.locks import Busy, locks_dir, try_lock
 from kenning.testing.models import ScriptedModel
 
-from .conftest import git_log, learning_home
+from .conftest import cron_home, git_log
 
 T0 = datetime(2026, 11, 30, 10, 0, 0)
 
@@ -34,7 +34,7 @@ class Clock:
 
 def _home(tmp_path: Path, **cron: str) -> Home:
     settings = {"dream_schedule": "", "curator_schedule": "", **cron}
-    return learning_home(tmp_path / "home", cron=CronConfig(**settings))  # type: ignore[arg-type]
+    return cron_home(tmp_path / "home", cron=CronConfig(**settings))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
