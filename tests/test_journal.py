@@ -131,8 +131,8 @@ def test_symlinked_day_file_is_refused_not_followed(tmp_path: Path) -> None:
 def test_unusable_day_files_degrade_the_prompt_and_fail_cleanly_in_the_cli(
     _hermetic_home: Path, tmp_path: Path
 ) -> None:
-    from kenning.agent.system_prompt import build_system_prompt
     from kenning.home import Home
+    from kenning.prompt.system import build_system_prompt
 
     today = date.today()
     day_file = _hermetic_home / "memory" / f"{today.isoformat()}.md"

@@ -33,10 +33,10 @@ if TYPE_CHECKING:
         TurnEnded,
         TurnStarted,
     )
-    from kenning.agent.transcript import TranscriptError
     from kenning.api.agent import Agent
     from kenning.api.results import RunResult
     from kenning.archive.importers.sources import ImportFormatError
+    from kenning.context.transcript import TranscriptError
     from kenning.models.errors import ModelError, ModelNotConfigured
     from kenning.skills.errors import SkillError
 
@@ -55,7 +55,7 @@ _LAZY = {
     "ToolStarted": _EVENTS,
     "TurnEnded": _EVENTS,
     "TurnStarted": _EVENTS,
-    "TranscriptError": "kenning.agent.transcript",
+    "TranscriptError": "kenning.context.transcript",
     "ModelError": "kenning.models.errors",
     "ModelNotConfigured": "kenning.models.errors",
     "SkillError": "kenning.skills.errors",

@@ -35,10 +35,13 @@ Rules the rest of Kenning relies on:
   registers nothing: each hook's registrations are kept all or none.
 - Built-ins win. A name a built-in already has, or that an earlier plugin
   (in distribution-name order) registered, is not taken; the clash is
-  recorded and logged. This module does not know the built-ins: it imports
-  only ``kenning.tools`` (to build tools), so the models, embedders, importers
-  and the CLI can depend on it without a cycle. Each place that offers plugin
-  additions asks ``accepted(kind, builtin_names)``.
+  recorded and logged. This module does not know the built-ins and imports no
+  other part of Kenning, so the models, embedders, importers, the tools and the
+  CLI can all depend on it without a cycle. Each place that offers plugin
+  additions asks ``accepted(kind, builtin_names)``, or ``built(kind,
+  builtin_names, build)`` where only the consumer can finish a registration: a
+  tool is kept as registered (``ToolRegistration``) and made a ``Tool`` by the
+  runtime; a registration it cannot build is recorded as the plugin's error.
 
 Why not pluggy (which llm and datasette use): its value is in calling one
 hook across many plugins — ordering, wrappers, first-result. Kenning's hooks
@@ -61,9 +64,10 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 GROUP = "kenning"
 
@@ -117,6 +121,16 @@ class PluginInfo:
 
 
 @dataclass(frozen=True)
+class ToolRegistration:
+    """A tool as a plugin registered it: a typed function (or a ready ``Tool``), its name,
+    and whether it only reads. ``kenning.runtime`` builds the ``Tool`` from it."""
+
+    fn: Callable[..., Any]
+    name: str
+    read_only: bool = False
+
+
+@dataclass(frozen=True)
 class _Entry:
     plugin: PluginInfo
     value: Any
@@ -129,6 +143,8 @@ class PluginRegistry:
     plugins: list[PluginInfo] = field(default_factory=list)
     entries: dict[str, dict[str, _Entry]] = field(default_factory=lambda: {k: {} for k in KINDS})
     _noted: set[tuple[str, str, str]] = field(default_factory=set)
+    _built: dict[tuple[str, str], Any] = field(default_factory=dict)  # (kind, name) -> value
+    _refused: set[tuple[str, str]] = field(default_factory=set)
 
     @property
     def failures(self) -> list[PluginInfo]:
@@ -146,6 +162,27 @@ class PluginRegistry:
                 self._clash(entry.plugin, kind, name, "a built-in, which is kept")
             else:
                 found[name] = entry.value
+        return found
+
+    def built(self, kind: str, builtins: Iterable[str], build: Callable[[Any], T]) -> dict[str, T]:
+        """``accepted``, each value passed through ``build`` once per process. A value
+        ``build`` refuses (it raises) is recorded as its plugin's error, once, and left out."""
+        found: dict[str, T] = {}
+        for name, value in self.accepted(kind, builtins).items():
+            key = (kind, name)
+            if key in self._refused:
+                continue
+            if key not in self._built:
+                plugin = self.entries[kind][name].plugin
+                try:
+                    self._built[key] = build(value)
+                except Exception as exc:
+                    self._refused.add(key)
+                    plugin.registered[kind].remove(name)
+                    singular = kind.rstrip("s").replace("_", " ")
+                    self._fail(plugin, f"{singular} {name!r} cannot be used: {exc}")
+                    continue
+            found[name] = self._built[key]
         return found
 
     def _clash(self, plugin: PluginInfo, kind: str, name: str, holder: str) -> None:
@@ -291,19 +328,17 @@ def _registrar(kind: str, staged: dict[str, Any]) -> Callable[..., None]:
         def register_tool(
             fn: Callable[..., Any], *, name: str | None = None, read_only: bool = False
         ) -> None:
-            from kenning.tools.base import Tool
-
-            made = (
-                fn
-                if isinstance(fn, Tool)
-                else Tool.from_function(fn, name=name, read_only=read_only, toolset="plugins")
-            )
-            if not _TOOL_NAME.match(made.name):
+            need_callable(fn, "tool")
+            own = getattr(fn, "name", None)  # a ready Tool keeps its own name
+            chosen = own if isinstance(own, str) else name or getattr(fn, "__name__", None)
+            if not isinstance(chosen, str):
+                raise PluginError(f"the tool {fn!r} has no __name__: pass name=")
+            if not _TOOL_NAME.match(chosen):
                 raise PluginError(
-                    f"tool name {made.name!r} is not one a model accepts: "
+                    f"tool name {chosen!r} is not one a model accepts: "
                     "1-64 letters, digits, '_' or '-'"
                 )
-            add(made.name, made)
+            add(chosen, ToolRegistration(fn, chosen, read_only))
 
         return register_tool
 

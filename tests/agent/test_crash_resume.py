@@ -11,17 +11,17 @@ import textwrap
 import time
 from pathlib import Path
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession
-from kenning.agent.transcript import INTERRUPTED_RESULT
+from kenning.context.transcript import INTERRUPTED_RESULT
 from kenning.home import Home
+from kenning.runtime.factory import build_tools
 from kenning.testing.models import ScriptedModel
 
 CHILD = textwrap.dedent(
     """
     import asyncio, sys, time
     from pathlib import Path
-    from kenning.agent.factory import build_tools
+    from kenning.runtime.factory import build_tools
     from kenning.agent.loop import AgentSession
     from kenning.testing import make_home
     from kenning.testing.models import ScriptedModel, tool_call

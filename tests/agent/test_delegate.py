@@ -6,10 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession
 from kenning.home import Home
 from kenning.models.types import ChatMessage, ToolSpec
+from kenning.runtime.factory import build_tools
 from kenning.testing.models import FunctionModel, ScriptedModel, tool_call
 
 

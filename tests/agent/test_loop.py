@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from kenning.agent.events import TextChunk, ToolFinished, TurnEnded
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
-from kenning.agent.transcript import INTERRUPTED_RESULT
+from kenning.context.transcript import INTERRUPTED_RESULT
 from kenning.home import Home
 from kenning.models.errors import ModelError
 from kenning.models.types import ChatMessage
+from kenning.runtime.factory import build_tools
 from kenning.testing.models import FunctionModel, ScriptedModel, tool_call
 from kenning.tools.base import Tool
 
@@ -302,7 +302,7 @@ def test_the_prompt_lists_skills_and_skill_view_reads_one(home: Home, tmp_path: 
         model,
         build_tools(home),
         cwd=tmp_path,
-        skills_block=__import__("kenning.agent.factory", fromlist=["x"]).skills_block(home),
+        skills_block=__import__("kenning.prompt.system", fromlist=["x"]).skills_block(home),
     )
     asyncio.run(session.run("how do I find the commit that broke the build?"))
     prompt = model.calls[0].messages[0].content

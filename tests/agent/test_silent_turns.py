@@ -13,7 +13,6 @@ import asyncio
 from pathlib import Path
 
 from kenning import clock
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession
 from kenning.config import Config, EmbeddingConfig, ReviewConfig
 from kenning.context.flush import run_flush
@@ -21,6 +20,7 @@ from kenning.home import Home
 from kenning.learning import install_review
 from kenning.models import ChatMessage, OpenAIChatModel
 from kenning.models.retry import RetryPolicy
+from kenning.runtime.factory import build_tools
 from kenning.testing.models import ScriptedModel, tool_call
 from kenning.testing.wire import OpenAIServer
 

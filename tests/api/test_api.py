@@ -230,7 +230,7 @@ def test_import_kenning_stays_cheap() -> None:
         "import sys, kenning\n"
         "heavy = ['yaml', 'asyncio', 'kenning.skills', 'kenning.agent.loop', "
         "'kenning.tools.registry', 'kenning.models.registry', 'httpx', 'kenning.api.agent', "
-        "'kenning.agent.events', 'kenning.agent.transcript']\n"
+        "'kenning.agent.events', 'kenning.context.transcript']\n"
         "print([m for m in heavy if m in sys.modules])"
     )
     out = subprocess.run(

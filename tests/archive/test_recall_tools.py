@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from kenning.archive.memory_search import MemorySearch
 from kenning.archive.session_search import PREVIEW_CHARS, SessionSearch
 from kenning.archive.store import Archive, Message
+from kenning.memory.memory_search import MemorySearch
 from kenning.memory.store import Target
 from kenning.search.engine import SearchEngine
 from kenning.testing import FakeEmbedder, make_home

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from kenning.agent.loop import AgentSession, AgentSettings
-from kenning.agent.transcript import Entry
 from kenning.config import ContextConfig
 from kenning.context.engine import ContextEngine
+from kenning.context.transcript import Entry
 from kenning.home import Home
 from kenning.models.types import ChatMessage, Model, ToolCall
 from kenning.tools.base import Tool

@@ -10,8 +10,8 @@ from click.testing import CliRunner, Result
 from tests.context.conftest import fill
 
 from kenning.agent.loop import AgentSession
-from kenning.agent.transcript import COMPACTION_KEY
 from kenning.cli import cli
+from kenning.context.transcript import COMPACTION_KEY
 from kenning.home import Home
 from kenning.models import registry
 from kenning.testing.summariser import DeterministicSummariser

@@ -10,16 +10,16 @@ from typing import Any
 from tests.context.conftest import CharCounter, FakeClock, config, engine, fill, run, start
 
 from kenning.agent.events import ModelReplied, Notice, TextChunk, TurnEnded
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
-from kenning.agent.transcript import COMPACTION_KEY, Transcript
 from kenning.context.budget import NOTE_PREFIX
 from kenning.context.engine import ContextEngine, compact_now
 from kenning.context.report import CompactionReport
+from kenning.context.transcript import COMPACTION_KEY, Transcript
 from kenning.home import Home
 from kenning.memory.store import Target
 from kenning.models.errors import ModelError
 from kenning.models.types import ChatMessage, ToolSpec, Usage
+from kenning.runtime.factory import build_tools
 from kenning.testing.models import FunctionModel, reply, tool_call
 from kenning.testing.summariser import DeterministicSummariser
 from kenning.tools.registry import ToolRegistry

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.context.conftest import call, entries
 
-from kenning.agent.transcript import Entry
 from kenning.context.compact import plan, valid_cuts
+from kenning.context.transcript import Entry
 from kenning.models.types import ChatMessage
 
 

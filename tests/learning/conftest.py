@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession
 from kenning.config import Config, DreamConfig, EmbeddingConfig, ReviewConfig
 from kenning.home import Home
 from kenning.models.types import Model
+from kenning.runtime.factory import build_tools
 
 
 def learning_home(root: Path, *, review: dict[str, Any] | None = None, **sections: Any) -> Home:

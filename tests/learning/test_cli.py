@@ -8,10 +8,10 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession
 from kenning.cli import cli
 from kenning.home import Home
+from kenning.runtime.factory import build_tools
 from kenning.testing.models import ScriptedModel, tool_call
 from kenning.testing.wire import OpenAIServer
 

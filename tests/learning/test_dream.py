@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
 from kenning.archive.store import Message
 from kenning.clock import FrozenClock
@@ -24,6 +23,7 @@ from kenning.home import Home
 from kenning.journal import Journal
 from kenning.learning.dream import LEDGER, Dreamer
 from kenning.memory.store import Target
+from kenning.runtime.factory import build_tools
 from kenning.search.engine import SearchEngine
 from kenning.testing import frozen_clock
 from kenning.testing.models import ScriptedModel, tool_call

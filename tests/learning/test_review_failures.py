@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
 from kenning.home import Home
 from kenning.learning import install_review
 from kenning.memory.store import Target
 from kenning.models.types import ChatMessage, ToolSpec
+from kenning.runtime.factory import build_tools
 from kenning.skills.agent_tools import library_for
 from kenning.skills.guards import Writer
 from kenning.testing.models import FunctionModel, ScriptedModel, tool_call

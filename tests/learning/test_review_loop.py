@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 
 from kenning.agent.events import Notice
-from kenning.agent.factory import open_session
 from kenning.home import Home
 from kenning.learning import install_review, runner_for, take_notices
+from kenning.runtime.factory import open_session
 from kenning.testing.models import ScriptedModel, tool_call
 
 from .conftest import git_log, start

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from importlib import resources
-
 import pytest
 
 from kenning.archive.store import Message
 from kenning.home import Home
 from kenning.learning.review import Snapshot, prompt_file, skills_used, system_prompt
+from kenning.prompt import template
 
 
 @pytest.mark.parametrize("kinds", [("memory",), ("skills",), ("memory", "skills")])
 def test_each_kind_has_its_prompt(kinds: tuple[str, ...]) -> None:
-    text = resources.files("kenning").joinpath(prompt_file(kinds)).read_text(encoding="utf-8")
+    text = template(prompt_file(kinds))
     assert "Nothing to save." in text and "secrets" in text and "task progress" in text.lower()
     if "memory" in kinds:
         assert "USER.md" in text and "MEMORY.md" in text and "declarative" in text

@@ -25,11 +25,11 @@ import pytest
 
 import kenning
 from kenning import Agent, Home, plugins
-from kenning.agent.factory import build_tools
 from kenning.archive.importers import ImportFormatError, read_source
 from kenning.config import EmbeddingConfig
 from kenning.embed import EmbedderError, from_config
 from kenning.home import Home as RuntimeHome
+from kenning.runtime.factory import build_tools, plugin_tool
 
 HERE = Path(__file__).resolve().parent
 SRC = Path(kenning.__file__).resolve().parents[1]
@@ -263,7 +263,7 @@ def test_a_built_in_tool_name_is_kept_and_the_clash_recorded(
     assert len(found.plugins[0].clashes) == 1
 
 
-def test_between_plugins_the_first_keeps_a_name_and_bad_registrations_fail_the_hook(
+def test_between_plugins_the_first_keeps_a_name_and_bad_registrations_are_errors(
     tmp_path: Path, in_process: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -288,6 +288,9 @@ def test_between_plugins_the_first_keeps_a_name_and_bad_registrations_fail_the_h
         """,
     )
     found = plugins.load([first, second])
+    assert found.plugins[1].registered["tools"] == ["untyped"]  # a tool is built by its user
+    assert found.built("tools", (), plugin_tool) == {}
+    assert found.built("tools", (), plugin_tool) == {}  # refused once, said once
     a, b = found.plugins
     assert a.registered["models"] == ["dup"] and a.ok
     assert b.clashes == [

@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from kenning import clock
-from kenning.agent.system_prompt import DEFAULT_IDENTITY, environment_block
+from kenning.agent.loop import AgentSession
 from kenning.prompt.rules import load_rules, render_rules
+from kenning.prompt.system import DEFAULT_IDENTITY, environment_block
 from kenning.tools.base import Access, Tool, ToolContext, ToolError
-
-if TYPE_CHECKING:
-    from kenning.agent.loop import AgentSession
 
 # Tools a subagent never gets: no recursion, no durable writes to the
 # parent's memory layers (it can still read them).
@@ -55,8 +52,6 @@ async def delegate_task(goal: str, ctx: ToolContext, background: str = "") -> st
         goal: What the subagent must achieve, as a complete instruction.
         background: Facts, constraints and context it needs; it cannot see this conversation.
     """
-    from kenning.agent.loop import AgentSession  # the loop imports this module's tool
-
     parent = ctx.extras.get("agent")
     if not isinstance(parent, AgentSession):
         raise ToolError("delegate_task needs a running agent session", "do the task yourself")

@@ -38,9 +38,8 @@ from kenning.agent.events import (
     TurnStarted,
 )
 from kenning.agent.hooks import Hooks
-from kenning.agent.system_prompt import SkillsBlock, build_system_prompt
-from kenning.agent.transcript import Transcript
 from kenning.archive.store import Source
+from kenning.context.transcript import Transcript
 from kenning.home import Home
 from kenning.models.errors import ModelError
 from kenning.models.types import (
@@ -52,6 +51,7 @@ from kenning.models.types import (
     TextDelta,
     Usage,
 )
+from kenning.prompt.system import SkillsBlock, build_system_prompt
 from kenning.tools.base import ToolContext
 from kenning.tools.registry import ToolRegistry
 
@@ -196,6 +196,11 @@ class AgentSession:
     @property
     def session_id(self) -> str:
         return self.transcript.session_id
+
+    def use_context(self, engine: ContextEngine) -> None:
+        """Send what ``engine.prepare`` returns and recover from overflows through it."""
+        self.context_engine = engine
+        self.on_overflow = engine.handle_overflow
 
     def context(self) -> ToolContext:
         """A fresh tool context for one turn (the spill budget is per turn)."""

@@ -9,7 +9,7 @@
         print(result.output, result.session_id)
 
 Each ``run`` / ``stream`` is one task in one archived session, built by the
-composition root ``kenning run`` uses (``kenning.agent.factory.open_session``):
+composition root ``kenning run`` uses (``kenning.runtime.factory.open_session``):
 the same tools, hot-memory snapshot, skills index, context engine and
 background review, and the same budgets (``[agent] max_iterations``,
 ``turn_timeout_s``). Sessions are recorded with source "run". Pass
@@ -133,7 +133,7 @@ class Agent:
                 yield event
 
     def _open(self, task: str, session_id: str | None) -> AgentSession:
-        from kenning.agent.factory import open_session
+        from kenning.runtime.factory import open_session
 
         session = open_session(
             self.home.runtime,

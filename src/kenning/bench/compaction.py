@@ -45,6 +45,7 @@ from kenning.archive.session_search import SessionSearch
 from kenning.config import Config, ContextConfig, EmbeddingConfig, HistoryConfig
 from kenning.context.engine import ContextEngine
 from kenning.context.report import CompactionReport
+from kenning.context.session import ContextSession
 from kenning.home import Home
 from kenning.models.types import ChatMessage, ModelSettings, ToolSpec
 from kenning.search.engine import SearchEngine
@@ -229,7 +230,7 @@ def _visible(view: list[ChatMessage]) -> str:
 
 
 def _measure(
-    probe: _Probe, session: AgentSession, planted: list[Seed], turn: int
+    probe: _Probe, session: ContextSession, planted: list[Seed], turn: int
 ) -> dict[str, Any]:
     """How many of the seeds introduced by ``turn`` are in context, and reachable."""
     text = _visible(probe.engine.peek(session))
@@ -292,7 +293,7 @@ async def _session(
     turn_now = [0]
     reports: list[CompactionReport] = []
 
-    def record(session: AgentSession, report: CompactionReport) -> None:
+    def record(session: ContextSession, report: CompactionReport) -> None:
         reports.append(report)
         if report.compacted:
             row = {

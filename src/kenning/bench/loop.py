@@ -23,13 +23,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
 from kenning.bench.scale import fill_archive
 from kenning.bench.stats import p50_p95
 from kenning.config import Config, EmbeddingConfig, HistoryConfig
 from kenning.home import Home
 from kenning.models.types import ChatMessage, ToolSpec
+from kenning.runtime.factory import build_tools
 from kenning.search import index
 from kenning.testing.models import FunctionModel, tool_call
 

@@ -28,13 +28,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kenning.agent.factory import build_tools
 from kenning.agent.loop import AgentSession, AgentSettings
 from kenning.config import Config, EmbeddingConfig, ReviewConfig
 from kenning.home import Home
 from kenning.learning.background import install_review
 from kenning.learning.review import KINDS, ReviewReport, run_review, summary_line, take_snapshot
 from kenning.models.types import ChatMessage, ToolSpec
+from kenning.runtime.factory import build_tools
 from kenning.skills.files import write_snapshot
 from kenning.skills.state import SkillRecord, StateStore
 from kenning.testing.models import FunctionModel, ScriptedModel, tool_call

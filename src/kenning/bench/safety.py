@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
+import click
 from click.testing import CliRunner
 
 from kenning.bench.stats import p50_p95
@@ -134,10 +135,14 @@ class Outcome:
 
 
 class Channels:
-    """The writers of one temporary home, each behind ``write(channel, n, text)``."""
+    """The writers of one temporary home, each behind ``write(channel, n, text)``.
 
-    def __init__(self, root: Path) -> None:
+    ``cli`` is Kenning's command line, handed in by ``kenning bench`` (which is part of
+    it), so the benchmarks never import the CLI they are run from."""
+
+    def __init__(self, root: Path, cli: click.Command) -> None:
         self.root = root
+        self.command = cli
         self.home = Home.open(root / "home", overrides=_SETTINGS)
         self.skills = SkillLibrary.for_home(self.home)
         self.tool = MemoryTool(self.home.memory, reason="bench")
@@ -166,7 +171,7 @@ class Channels:
             "--",
             text,
         ]
-        done = self.cli.invoke(_cli(), args, env={"KENNING_HOME": str(self.root / "home")})
+        done = self.cli.invoke(self.command, args, env={"KENNING_HOME": str(self.root / "home")})
         if done.exit_code == 4:
             return Outcome(True)
         return Outcome(False, "" if done.exit_code == 0 else f"exit {done.exit_code}")
@@ -215,12 +220,6 @@ class Channels:
         return Outcome(False)
 
 
-def _cli() -> Any:
-    from kenning.cli import cli  # the CLI imports this module's command group lazily
-
-    return cli
-
-
 def _skill_md(name: str, text: str) -> str:
     return compose_skill_md(
         name, "Benchmark skill. Use when measuring the screen.", f"## Steps\n{text}\n"
@@ -236,9 +235,9 @@ def _tool_outcome(result: Mapping[str, Any]) -> Outcome:
 
 
 @contextmanager
-def _channels() -> Iterator[Channels]:
+def _channels(cli: click.Command) -> Iterator[Channels]:
     with tempfile.TemporaryDirectory(prefix="kenning-bench-safety-") as tmp:
-        channels = Channels(Path(tmp))
+        channels = Channels(Path(tmp), cli)
         try:
             yield channels
         finally:
@@ -251,15 +250,17 @@ Decisions = dict[tuple[str, str, str], Outcome]  # (engine, channel, item id) ->
 def run_channels(
     items: Sequence[Item],
     *,
+    cli: click.Command,
     engines: Sequence[str] = tuple(ENGINES),
     channels: Sequence[str] = CHANNELS,
     progress: Callable[[int], None] | None = None,
 ) -> Decisions:
-    """Every item through every channel, once per engine, each engine in a fresh home."""
+    """Every item through every channel, once per engine, each engine in a fresh home;
+    ``cli`` is the command line the ``memory_cli`` channel drives."""
     decisions: Decisions = {}
     old_cwd = os.getcwd()
     for name in engines:
-        with threats.engine(ENGINES[name]), _channels() as writers:
+        with threats.engine(ENGINES[name]), _channels(cli) as writers:
             for n, item in enumerate(items):
                 for channel in channels:
                     decisions[(name, channel, item.id)] = writers.write(channel, n, item.text)

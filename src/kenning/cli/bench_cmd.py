@@ -513,7 +513,11 @@ def bench_safety(
         length=len(items) * len(engines), label="screening", file=sys.stderr
     ) as bar:
         decisions = safety.run_channels(
-            items, engines=engines, channels=chosen, progress=bar.update
+            items,
+            cli=click.get_current_context().find_root().command,
+            engines=engines,
+            channels=chosen,
+            progress=bar.update,
         )
     timing = safety.latency(safety.latency_samples(items), engines=engines)
     summary = safety_report.summarise(items, decisions, engines, chosen)

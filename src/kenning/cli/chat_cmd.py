@@ -24,15 +24,15 @@ from rich.live import Live
 from rich.markdown import Markdown
 
 from kenning.agent.events import Notice, TextChunk, ToolFinished, ToolStarted, TurnEnded
-from kenning.agent.factory import open_session
 from kenning.agent.loop import AgentSession
-from kenning.agent.transcript import TranscriptError
 from kenning.cli.context import CliState, pass_state
 from kenning.cli.run_cmd import EXIT_NOT_CONFIGURED, describe_call, open_or_explain
 from kenning.context.engine import compact_now
+from kenning.context.transcript import TranscriptError
 from kenning.learning import describe, review_now, runner_for, take_notices
 from kenning.models.errors import ModelError, ModelNotConfigured
 from kenning.models.registry import resolve_model
+from kenning.runtime.factory import open_session
 
 HELP = """\
 /new              start a new session (this one stays searchable)
@@ -232,7 +232,7 @@ class ChatApp:
         return True
 
     async def cmd_skills(self, _: str) -> bool:
-        from kenning.agent.factory import skills_block
+        from kenning.prompt.system import skills_block
 
         text = skills_block(self.home)(None).strip() or "(no skills yet)"
         self.console.print(text, highlight=False, markup=False)

@@ -53,11 +53,11 @@ def plugins_command(state: CliState, as_json: bool) -> None:
 
 def _check_clashes(state: CliState) -> None:
     """Offer every kind to its consumer once, which records the clashes with built-ins."""
-    from kenning.agent.factory import build_tools
     from kenning.archive.importers import plugin_formats
     from kenning.cli import plugin_commands
     from kenning.embed import plugin_embedders
     from kenning.models.registry import plugin_factories
+    from kenning.runtime.factory import build_tools
 
     plugin_factories()
     plugin_embedders()

@@ -18,12 +18,12 @@ import click
 
 from kenning.agent.events import Event, Notice, TextChunk, ToolFinished, ToolStarted, TurnEnded
 from kenning.agent.events import to_dict as event_dict
-from kenning.agent.factory import open_session
 from kenning.agent.loop import AgentSession
-from kenning.agent.transcript import TranscriptError
 from kenning.cli.context import CliState, pass_state
+from kenning.context.transcript import TranscriptError
 from kenning.models.errors import ModelNotConfigured
 from kenning.models.types import ToolCall
+from kenning.runtime.factory import open_session
 
 EXIT_NO_ANSWER = 1
 EXIT_NOT_CONFIGURED = 2

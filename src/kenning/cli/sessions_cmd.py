@@ -220,10 +220,10 @@ def compact_cmd(state: CliState, session_id: str, model_name: str | None, as_jso
     """
     import asyncio
 
-    from kenning.agent.factory import open_session
-    from kenning.agent.transcript import TranscriptError
     from kenning.context.engine import compact_now
+    from kenning.context.transcript import TranscriptError
     from kenning.models.errors import ModelNotConfigured
+    from kenning.runtime.factory import open_session
 
     home = state.home()
     stored = home.archive.session(session_id)

@@ -29,13 +29,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from typing import Literal
 
-from kenning.agent.transcript import COMPACTION_KEY, Entry
 from kenning.context import guard
 from kenning.context.prune import describe_target, head_and_tail
+from kenning.context.transcript import COMPACTION_KEY, Entry
 from kenning.models.types import ChatMessage, Model, ModelSettings, Usage
+from kenning.prompt import template
 
 SUMMARY_OPEN = "[CONTEXT SUMMARY — REFERENCE ONLY]"
 SUMMARY_CLOSE = "[END OF CONTEXT SUMMARY]"
@@ -238,7 +238,7 @@ def _from_meta(meta: dict[str, object] | None) -> tuple[list[str], list[str], li
 
 
 def instructions(max_tokens: int) -> str:
-    text = resources.files("kenning").joinpath("prompts/context_summary.md").read_text("utf-8")
+    text = template("context_summary.md")
     return text.replace("{max_tokens}", f"{max_tokens:,}")
 
 

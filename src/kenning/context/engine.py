@@ -30,10 +30,8 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from kenning.agent.system_prompt import build_system_prompt
-from kenning.agent.transcript import COMPACTION_KEY, Entry
 from kenning.archive.store import Message
 from kenning.config import ContextConfig
 from kenning.context import compact as compacting
@@ -42,6 +40,7 @@ from kenning.context.flush import FlushResult, run_flush
 from kenning.context.guard import Cooldown
 from kenning.context.prune import Stage, prune
 from kenning.context.report import CompactionReport, ContextStatus
+from kenning.context.session import ContextSession
 from kenning.context.tokens import (
     MESSAGE_OVERHEAD,
     Calibration,
@@ -50,15 +49,17 @@ from kenning.context.tokens import (
     message_tokens,
     tools_tokens,
 )
+from kenning.context.transcript import COMPACTION_KEY, Entry
 from kenning.models.types import ChatMessage, Model
+from kenning.prompt.system import build_system_prompt, skills_block
 
 if TYPE_CHECKING:
-    from kenning.agent.loop import AgentSession
     from kenning.home import Home
 
 Level = Literal["info", "warning", "error"]
-PromptBuilder = Callable[["AgentSession"], str]
-CompactionHook = Callable[["AgentSession", "CompactionReport"], None]
+PromptBuilder = Callable[[ContextSession], str]
+CompactionHook = Callable[[ContextSession, CompactionReport], None]
+S = TypeVar("S", bound=ContextSession)
 log = logging.getLogger(__name__)
 # An automatic compaction that would replace less than this share of the
 # usable window is not worth a summary request (and would thrash).
@@ -132,15 +133,14 @@ class ContextEngine:
             home.config.context, max_output_tokens=home.config.model.max_output_tokens, **options
         )
 
-    def attach(self, session: AgentSession) -> AgentSession:
+    def attach(self, session: S) -> S:
         """Make ``session`` send what ``prepare`` returns and recover from overflows here."""
-        session.context_engine = self
-        session.on_overflow = self.handle_overflow
+        session.use_context(self)
         return session
 
     # -- what the loop calls --------------------------------------------------------------
 
-    async def prepare(self, session: AgentSession) -> list[ChatMessage]:
+    async def prepare(self, session: ContextSession) -> list[ChatMessage]:
         """The messages for the next request: measured, pruned, flushed and compacted as due."""
         st = self._state(session)
         self._observe_usage(session, st)
@@ -173,13 +173,13 @@ class ContextEngine:
         st.usage_mark = session.usage.input_tokens
         return [ChatMessage.system(session.transcript.system_prompt), *view.messages]
 
-    def take_notices(self, session: AgentSession) -> list[tuple[str, Level]]:
+    def take_notices(self, session: ContextSession) -> list[tuple[str, Level]]:
         """Notices for the user since the last call (compactions, failures, flushes)."""
         st = self._state(session)
         taken, st.notices = st.notices, []
         return taken
 
-    async def handle_overflow(self, session: AgentSession) -> bool:
+    async def handle_overflow(self, session: ContextSession) -> bool:
         """The provider said the prompt does not fit: flush, compact; True = retry."""
         st = self._state(session)
         view = self._view(session, st)
@@ -190,16 +190,16 @@ class ContextEngine:
         report = await self._compact(session, st, reason="overflow", automatic=False)
         return report.compacted
 
-    async def compact(self, session: AgentSession, *, reason: str = "manual") -> CompactionReport:
+    async def compact(self, session: ContextSession, *, reason: str = "manual") -> CompactionReport:
         """Flush (once per cycle) and compact now, cooldown or not."""
         return await self._compact(session, self._state(session), reason=reason, automatic=False)
 
     # -- reading ----------------------------------------------------------------------------
 
-    def budget(self, session: AgentSession) -> Budget:
+    def budget(self, session: ContextSession) -> Budget:
         return budget_for(session.model.context_window, self.config, self.max_output_tokens)
 
-    def status(self, session: AgentSession) -> ContextStatus:
+    def status(self, session: ContextSession) -> ContextStatus:
         st = self._state(session)
         view = self._view(session, st)
         budget = self.budget(session)
@@ -213,14 +213,14 @@ class ContextEngine:
             cooldown_s=st.cooldown.remaining(self.clock()),
         )
 
-    def peek(self, session: AgentSession) -> list[ChatMessage]:
+    def peek(self, session: ContextSession) -> list[ChatMessage]:
         """The view ``prepare`` would send if no stage had to run (no side effects)."""
         view = self._view(session, self._state(session))
         return [ChatMessage.system(session.transcript.system_prompt), *view.messages]
 
     # -- measuring and the view -------------------------------------------------------------
 
-    def _state(self, session: AgentSession) -> _State:
+    def _state(self, session: ContextSession) -> _State:
         st = self._states.get(session.session_id)
         if st is None:
             stored = session.transcript.archive.session(session.session_id)
@@ -235,7 +235,7 @@ class ContextEngine:
             self._states[session.session_id] = st
         return st
 
-    def _observe_usage(self, session: AgentSession, st: _State) -> None:
+    def _observe_usage(self, session: ContextSession, st: _State) -> None:
         reported = session.usage.input_tokens - st.usage_mark
         if self.config.calibrate and st.sent_raw and reported > 0:
             st.calibration.observe(st.sent_raw, reported)
@@ -258,7 +258,7 @@ class ContextEngine:
             return reported + MESSAGE_OVERHEAD  # the model's own count of what it wrote
         return scaled
 
-    def _fixed(self, session: AgentSession, st: _State) -> int:
+    def _fixed(self, session: ContextSession, st: _State) -> int:
         """Raw tokens of the system prompt and the tool schemas (cached while unchanged)."""
         prompt = session.transcript.system_prompt
         if st.system[0] is not prompt:
@@ -269,7 +269,7 @@ class ContextEngine:
             st.tools = (names, tools_tokens(specs, self.counter))
         return st.system[1] + st.tools[1]
 
-    def _view(self, session: AgentSession, st: _State) -> _View:
+    def _view(self, session: ContextSession, st: _State) -> _View:
         entries = session.transcript.entries
         factor = self._factor(st)
         fixed = self._fixed(session, st)
@@ -300,7 +300,7 @@ class ContextEngine:
         tokens = round(fixed * factor) + sum(sizes)
         return _View(messages, tokens, unpruned, raw, pruned.stage, budget.share(tokens))
 
-    def _locator(self, session: AgentSession, st: _State) -> Callable[[Entry], str]:
+    def _locator(self, session: ContextSession, st: _State) -> Callable[[Entry], str]:
         def locate(entry: Entry) -> str:
             spilled = (entry.meta or {}).get("spill_path")
             if entry.seq not in st.ids:
@@ -322,7 +322,7 @@ class ContextEngine:
 
     # -- flush and compaction ---------------------------------------------------------------
 
-    async def _flush(self, session: AgentSession, st: _State, view: _View) -> FlushResult:
+    async def _flush(self, session: ContextSession, st: _State, view: _View) -> FlushResult:
         budget = self.budget(session)
         messages = self._flush_view(session, st, view, budget)
         result = await run_flush(session, messages, share=view.share)
@@ -338,7 +338,7 @@ class ContextEngine:
         return result
 
     def _flush_view(
-        self, session: AgentSession, st: _State, view: _View, budget: Budget
+        self, session: ContextSession, st: _State, view: _View, budget: Budget
     ) -> list[ChatMessage]:
         """The view for the flush request, cut to fit when the context overflowed."""
         system = ChatMessage.system(session.transcript.system_prompt)
@@ -360,13 +360,13 @@ class ContextEngine:
         return [system, *full[start:]]
 
     async def _compact(
-        self, session: AgentSession, st: _State, *, reason: str, automatic: bool
+        self, session: ContextSession, st: _State, *, reason: str, automatic: bool
     ) -> CompactionReport:
         report = await self._compaction(session, st, reason=reason, automatic=automatic)
         return self._told(session, report)
 
     async def _compaction(
-        self, session: AgentSession, st: _State, *, reason: str, automatic: bool
+        self, session: ContextSession, st: _State, *, reason: str, automatic: bool
     ) -> CompactionReport:
         started = time.perf_counter()
         cfg = self.config
@@ -467,9 +467,7 @@ class ContextEngine:
         )
         self._add_usage(session, calls)
         kept = plan.kept(Entry(stored.seq or 0, ChatMessage.user(content), None, stored.meta))
-        added = session.transcript.entries[len(entries) :]  # appended meanwhile, if anything
-        session.transcript.entries = [*kept, *added]
-        session.transcript.system_prompt = prompt
+        session.transcript.compacted(len(entries), kept, prompt)
         st.cycle, st.flushed, st.flush_saved, st.warned, st.notes = cycle, False, 0, 0.0, {}
         live = {e.seq for e in session.transcript.entries}
         st.raw = {seq: n for seq, n in st.raw.items() if seq in live}
@@ -509,18 +507,18 @@ class ContextEngine:
             **fields,
         )
 
-    def _told(self, session: AgentSession, report: CompactionReport) -> CompactionReport:
+    def _told(self, session: ContextSession, report: CompactionReport) -> CompactionReport:
         if self.on_compaction is not None:
             self.on_compaction(session, report)
         return report
 
-    def _summary_settings(self, session: AgentSession) -> Any:
+    def _summary_settings(self, session: ContextSession) -> Any:
         base = session.settings.model_settings
         wanted = 2 * self.config.summary_max_tokens  # room for the identifier list
         limit = min(wanted, base.max_output_tokens) if base.max_output_tokens else wanted
         return replace(base, max_output_tokens=limit)
 
-    def _rebuilt_prompt(self, session: AgentSession) -> str:
+    def _rebuilt_prompt(self, session: ContextSession) -> str:
         try:
             return self.prompt_builder(session)
         except Exception as exc:  # keep the old prompt rather than lose the compaction
@@ -529,17 +527,15 @@ class ContextEngine:
             )
             return session.transcript.system_prompt
 
-    def _add_usage(self, session: AgentSession, calls: compacting.ModelCalls) -> None:
+    def _add_usage(self, session: ContextSession, calls: compacting.ModelCalls) -> None:
         if calls.usage.input_tokens or calls.usage.output_tokens:
             session.transcript.archive.add_usage(
                 session.session_id, calls.usage.input_tokens, calls.usage.output_tokens
             )
 
 
-def default_prompt(session: AgentSession) -> str:
+def default_prompt(session: ContextSession) -> str:
     """The standard system prompt, rebuilt: hot memory, skills index and journal reloaded."""
-    from kenning.agent.factory import skills_block  # the factory attaches engines: import late
-
     task = next(
         (
             e.message.content
@@ -564,10 +560,10 @@ def _ranges(seqs: Sequence[int] | Any) -> list[list[int]]:
     return ranges
 
 
-async def compact_now(session: AgentSession) -> CompactionReport:
+async def compact_now(session: ContextSession) -> CompactionReport:
     """``/compact``: compact ``session`` now with its engine (or one from its home's config)."""
-    engine = getattr(session, "context_engine", None)
-    if not isinstance(engine, ContextEngine):
+    engine = session.context_engine
+    if engine is None:
         engine = ContextEngine.from_home(session.home)
         engine.attach(session)
     return await engine.compact(session, reason="manual")

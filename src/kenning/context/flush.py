@@ -24,18 +24,18 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from kenning.agent.transcript import to_archive
 from kenning.archive.store import Message
+from kenning.context.session import ContextSession
+from kenning.context.transcript import to_archive
 from kenning.journal import JournalError
 from kenning.models.types import ChatMessage, Model, ModelSettings, Usage
+from kenning.prompt import template
 from kenning.tools.base import Access, Tool, ToolContext, ToolResult
 from kenning.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
-    from kenning.agent.loop import AgentSession
     from kenning.home import Home
 
 FLUSH_TOOL = "journal_append"
@@ -102,7 +102,7 @@ def flush_registry(tools: ToolRegistry, home: Home) -> ToolRegistry:
 
 
 def instruction(share: float) -> str:
-    text = resources.files("kenning").joinpath("prompts/context_flush.md").read_text("utf-8")
+    text = template("context_flush.md")
     return text.replace("{percent}", f"{share:.0%}").strip()
 
 
@@ -122,7 +122,7 @@ class FlushResult:
 
 
 async def run_flush(
-    session: AgentSession,
+    session: ContextSession,
     view: Sequence[ChatMessage],
     *,
     share: float,
@@ -187,7 +187,7 @@ async def _timed(
 
 
 def _archive(
-    session: AgentSession, turn: list[tuple[ChatMessage, Usage | None]], result: FlushResult
+    session: ContextSession, turn: list[tuple[ChatMessage, Usage | None]], result: FlushResult
 ) -> None:
     """Keep the flush's messages in the archive, hidden from the context."""
     if len(turn) < 2:

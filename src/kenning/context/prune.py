@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from kenning.agent.transcript import Entry
 from kenning.config import ContextConfig
+from kenning.context.transcript import Entry
 from kenning.models.types import ChatMessage, ToolCall
 
 Stage = Literal["none", "trim", "placeholder"]

@@ -7,9 +7,9 @@
   agent session (:mod:`.review_tools`), and a landing through :mod:`.staging`
   that puts everything it wrote into the home as one commit, or nothing;
 - :mod:`.dream` consolidates the journal and the recall log into MEMORY.md
-  under gates, and reports in DREAMS.md;
-- :mod:`.scheduler` runs cron jobs, nightly dreaming and the weekly curator
-  from ``kenning daemon``.
+  under gates, and reports in DREAMS.md.
+
+Cron jobs, nightly dreaming and the weekly curator are run by ``kenning.cron``.
 """
 
 from kenning.learning.background import (

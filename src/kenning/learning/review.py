@@ -30,13 +30,12 @@ import json
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from kenning.agent.loop import AgentSession, AgentSettings
-from kenning.agent.transcript import Entry
 from kenning.archive.store import Archive, Message
+from kenning.context.transcript import Entry
 from kenning.home import Home
 from kenning.learning.review_tools import review_registry
 from kenning.learning.staging import MemoryChange, SkillChange, Staging, StagingConflict
@@ -49,6 +48,7 @@ from kenning.models.types import (
     ToolSpec,
     Usage,
 )
+from kenning.prompt import template
 from kenning.skills.errors import SkillError
 
 Kind = Literal["memory", "skills"]
@@ -218,13 +218,13 @@ def skills_used(snapshot: Snapshot) -> list[str]:
 
 def prompt_file(kinds: Sequence[str]) -> str:
     name = "combined" if set(kinds) >= set(KINDS) else ("skills" if "skills" in kinds else "memory")
-    return f"prompts/review_{name}.md"
+    return f"review_{name}.md"
 
 
 def system_prompt(kinds: Sequence[str], scratch: Home, used: Sequence[str]) -> str:
     from kenning.skills.agent_tools import index_block
 
-    text = resources.files("kenning").joinpath(prompt_file(kinds)).read_text(encoding="utf-8")
+    text = template(prompt_file(kinds))
     parts = [text.strip(), "## Memory as it is now\n" + scratch.snapshot().render().strip()]
     if "skills" in kinds:
         index = index_block(scratch).strip() or "(no skills yet)"

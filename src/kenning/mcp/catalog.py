@@ -3,8 +3,9 @@
 The descriptions are written for a model that has never heard of Kenning: each
 says what Kenning is in a clause, what the tool is for, when to call it and
 what not to store. The argument schemas are the ones Kenning's own agent gets
-(``memory/tool.py``, ``archive/*.py``, ``skills/tool.py``), reused rather than
-re-derived, so a host model and Kenning's agent fill in the same arguments
+(``memory/tool.py``, ``memory/memory_*.py``, ``archive/session_search.py``,
+``skills/tool.py``), reused rather than re-derived, so a host model and
+Kenning's agent fill in the same arguments
 under the same rules; like those, they use no ``oneOf``/``anyOf``, which some
 hosts reject.
 
@@ -19,7 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kenning.archive import memory_get, memory_search, session_search
+from kenning.archive import session_search
+from kenning.memory import memory_get, memory_search
 from kenning.memory import tool as memory_tool
 from kenning.skills import tool as skills_tool
 

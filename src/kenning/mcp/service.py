@@ -34,13 +34,10 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from kenning.archive.db import ArchiveError
-from kenning.archive.memory_get import MemoryGet
-from kenning.archive.memory_search import MemorySearch
 from kenning.archive.session_search import SessionSearch
 from kenning.archive.store import Archive
 from kenning.embed import from_config
@@ -49,7 +46,10 @@ from kenning.journal import JournalError
 from kenning.mcp.catalog import BY_NAME, TOOLS, ToolDef
 from kenning.mcp.readonly import READ_ONLY_NEXT_STEP, ReadOnlyArchive, ReadOnlySkillLibrary
 from kenning.mcp.recorder import Peer, Recorder
+from kenning.memory.memory_get import MemoryGet
+from kenning.memory.memory_search import MemorySearch
 from kenning.memory.tool import MemoryTool
+from kenning.prompt import template
 from kenning.safety import threats
 from kenning.search.chunks import memory_files
 from kenning.search.engine import SearchEngine
@@ -76,7 +76,7 @@ def render(result: Mapping[str, Any]) -> str:
 
 
 def prompt_text(name: str) -> str:
-    return resources.files("kenning").joinpath(f"prompts/{name}").read_text(encoding="utf-8")
+    return template(name)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,9 @@
 ``MEMORY.md`` holds the agent's notes (environment facts, conventions, tool
 quirks); ``USER.md`` holds who the user is. Entries are separated by a line
 holding ``§``. See ``store`` for the write rules, ``snapshot`` for the
-prompt block, and ``tool`` for the model-facing ``memory`` tool. A file that
+prompt block, ``tool`` for the model-facing ``memory`` tool, and
+``memory_search`` / ``memory_get`` for the tools that find and read passages
+in the memory files (hot memory, the journal, configured paths). A file that
 cannot be used as it is (a link, a directory, too large, not entries) raises
 ``MemoryFileError`` from every reader.
 """

@@ -2,10 +2,12 @@
 ``memory_search``, ``memory_get``.
 
 The tools themselves live with their layers (``memory/tool.py``,
-``archive/*.py``) as dict-in/dict-out callables with a ``SCHEMA``; this module
-adds what the runtime knows and they do not: the current session (left out of
-``session_search``, named in memory commit messages), whether memory may be
-written in this context, and what each call touches.
+``memory/memory_search.py``, ``memory/memory_get.py``,
+``archive/session_search.py``) as dict-in/dict-out callables with a
+``SCHEMA``; this module adds what the runtime knows and they do not: the
+current session (left out of ``session_search``, named in memory commit
+messages), whether memory may be written in this context, and what each call
+touches.
 
 - ``memory`` is refused for writes when ``ctx.memory_writable`` is False
   (subagents, flush turns); ``show`` still works.
@@ -23,9 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kenning.archive import memory_get, memory_search, session_search
+from kenning.archive import session_search
 from kenning.archive.store import Archive
 from kenning.embed import CachedEmbedder
+from kenning.memory import memory_get, memory_search
 from kenning.memory import tool as memory_tool_mod
 from kenning.search.chunks import memory_files
 from kenning.search.engine import SearchEngine

@@ -18,6 +18,7 @@ there, so a resumed session sees exactly what the live one saw.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -151,6 +152,13 @@ class Transcript:
         entry = Entry(stored.seq or 0, message, usage.output_tokens if usage else None, stored.meta)
         self.entries.append(entry)
         return entry
+
+    def compacted(self, planned: int, kept: Sequence[Entry], system_prompt: str) -> None:
+        """After a compaction: the first ``planned`` entries (what the compaction planned
+        over) give way to ``kept``, entries appended meanwhile stay after them, and the
+        rebuilt ``system_prompt`` replaces the frozen one."""
+        self.entries = [*kept, *self.entries[planned:]]
+        self.system_prompt = system_prompt
 
     def messages(self) -> list[ChatMessage]:
         """The conversation without the system prompt."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kenning.archive.memory_get import MAX_LINES, MemoryGet
+from kenning.memory.memory_get import MAX_LINES, MemoryGet
 from kenning.paths import HomeLayout
 
 

@@ -17,14 +17,15 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from importlib import resources
 from pathlib import Path
 
 from kenning import clock
 from kenning.home import Home
 from kenning.journal import JournalError
+from kenning.prompt import template
 from kenning.prompt.rules import load_rules, render_rules
 from kenning.safety import threats
+from kenning.skills.agent_tools import index_block
 
 DEFAULT_IDENTITY = (
     "You are Kenning, a capable assistant with a long-term memory. You work in the "
@@ -47,7 +48,16 @@ class SystemPrompt:
 
 def guidance() -> str:
     """How to use the memory layers (package data, so it can be read and edited as prose)."""
-    return resources.files("kenning").joinpath("prompts/guidance.md").read_text(encoding="utf-8")
+    return template("guidance.md")
+
+
+def skills_block(home: Home) -> SkillsBlock:
+    """The skills index for a new session's prompt, ranked by the session's task."""
+
+    def block(task: str | None) -> str:
+        return index_block(home, task)
+
+    return block
 
 
 def build_system_prompt(

@@ -35,10 +35,10 @@ from pathlib import Path
 from typing import Any
 
 from kenning import clock
+from kenning.cron.schedule import Schedule, parse
 from kenning.fsutil import atomic_write, exclusive_lock
 from kenning.home import Home
 from kenning.learning.locks import Busy, locks_dir, try_lock
-from kenning.learning.schedule import Schedule, parse
 from kenning.models.types import Model
 
 log = logging.getLogger(__name__)
@@ -290,9 +290,9 @@ async def run_agent_job(
     home: Home, job: Job, *, model: Model | None = None, now: datetime | None = None
 ) -> tuple[str, str | None, bool]:
     """One agent session of source ``cron`` for ``job``: (summary, session id, ok)."""
-    from kenning.agent.factory import open_session
     from kenning.agent.loop import AgentSettings
     from kenning.learning.review_tools import quiet_archive_tools
+    from kenning.runtime.factory import open_session
 
     cwd = Path(job.cwd) if job.cwd and Path(job.cwd).is_dir() else home.root
     settings = AgentSettings.from_home(home, memory_writable=False, stream=False)

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from kenning.config import CronConfig
+from kenning.cron.schedule import ScheduleError, parse
+from kenning.cron.scheduler import Job, JobRun, JobStore, Scheduler
 from kenning.home import Home
 from kenning.learning.locks import Busy, locks_dir, try_lock
-from kenning.learning.schedule import ScheduleError, parse
-from kenning.learning.scheduler import Job, JobRun, JobStore, Scheduler
 from kenning.testing.models import ScriptedModel
 
-from .conftest import git_log, learning_home
+from .conftest import cron_home, git_log
 
 T0 = datetime(2026, 11, 30, 10, 0, 0)
 
@@ -34,7 +34,7 @@ class Clock:
 
 def _home(tmp_path: Path, **cron: str) -> Home:
     settings = {"dream_schedule": "", "curator_schedule": "", **cron}
-    return learning_home(tmp_path / "home", cron=CronConfig(**settings))  # type: ignore[arg-type]
+    return cron_home(tmp_path / "home", cron=CronConfig(**settings))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -10,16 +10,19 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from kenning import plugins as installed
 from kenning.agent.delegate import delegate_tool
 from kenning.agent.loop import AgentSession, AgentSettings, Approver
-from kenning.agent.system_prompt import SkillsBlock
 from kenning.archive.store import Source
 from kenning.context.engine import ContextEngine
 from kenning.home import Home
 from kenning.learning.background import install_review
 from kenning.models.registry import resolve_model
 from kenning.models.types import Model
-from kenning.skills.agent_tools import index_block, skill_tools
+from kenning.plugins import ToolRegistration
+from kenning.prompt.system import skills_block
+from kenning.skills.agent_tools import skill_tools
+from kenning.tools.base import Tool
 from kenning.tools.registry import ToolRegistry, default_registry
 
 
@@ -31,20 +34,21 @@ def build_tools(home: Home, *, plugins: bool = True) -> ToolRegistry:
         registry.register(tool)
     registry.register(delegate_tool())
     if plugins:
-        from kenning import plugins as installed
-
-        for tool in installed.registry().accepted("tools", registry.names()).values():
+        built = installed.registry().built("tools", registry.names(), plugin_tool)
+        for tool in built.values():
             registry.register(tool)
     return registry
 
 
-def skills_block(home: Home) -> SkillsBlock:
-    """The skills index for a new session's prompt, ranked by the session's task."""
-
-    def block(task: str | None) -> str:
-        return index_block(home, task)
-
-    return block
+def plugin_tool(registration: ToolRegistration) -> Tool:
+    """The ``Tool`` of a plugin's registration, its schema from the signature and docstring
+    (``SchemaError`` for a function a model cannot be told about: the plugin's error)."""
+    fn = registration.fn
+    if isinstance(fn, Tool):
+        return fn
+    return Tool.from_function(
+        fn, name=registration.name, read_only=registration.read_only, toolset="plugins"
+    )
 
 
 def open_session(
