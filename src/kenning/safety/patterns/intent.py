@@ -17,10 +17,12 @@ from __future__ import annotations
 from typing import Final
 
 from kenning.safety.patterns.schema import (
+    COMMAND,
     ENGLISH,
     MEMORY,
     ClauseRule,
     Pattern,
+    ascii_regex,
     clause_rule,
     english_regex,
     gate,
@@ -330,6 +332,34 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             | \bwrite\s+(?:\w+\s+)?(?:straight|directly)\s+into\s+(?:MEMORY|USER)\.md\b
             | \bthe\s+user\s+has\s+(?:accepted|approved)\s+all\s+risks\b
             )
+        """),
+    ),
+    # WHY: the same said in configuration rather than prose, in any language around it: TLS
+    # verification off for every connection, an agent's permission prompts bypassed for every
+    # command, a scanner or a hook switched off by its variable. One host or one test is a
+    # scoped setting and reads differently (``verify=False`` in a test, ``curl -k`` once).
+    Pattern(
+        pattern_id="security_downgrade",
+        category="injection",
+        scopes=MEMORY,
+        reason="would switch off TLS verification, permission prompts or a security scanner "
+        "for everything (security downgrade)",
+        views=COMMAND,
+        negatable=True,
+        gate=gate(r"ssl|tls|trusted-host|httpsverify|bypass|bash\(\*\)|scan|screen|verify|guard"),
+        regex=ascii_regex(r"""
+            \bnpm\s+config\s+set\s+strict-ssl\s+false\b
+          | \bgit\s+config\s+(?:--global\s+|--system\s+)?http\.sslVerify\s+["']?false\b
+          | \bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0\b
+          | \bpip\s+config\s+set\s+global\.trusted-host\s+["']?\*
+          | \b(?:PYTHONHTTPSVERIFY\s*=\s*["']?0|GIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true))\b
+          | ["']?defaultMode["']?\s*[:=]\s*["']?bypassPermissions\b
+          | \bpermissions\.allow\b[^\n]{0,40}["'`]Bash\(\*\)
+          | ["'`]Bash\(\*\)["'`][^\n]{0,40}\bpermissions\.allow\b
+          # environment variables are upper case: "SKIP_SECRET_SCAN=1", "KENNING_SCREEN=off"
+          | (?-i:\b[A-Z_]*(?:SKIP|DISABLE|NO)_[A-Z_]*(?:SCAN|SCREEN|VERIFY|CHECK|SECURITY|GUARD)[A-Z_]*)
+            \s*=\s*["']?(?:1|true|yes|on)\b
+          | (?-i:\b[A-Z_]*(?:SCAN|SCREEN|SAFETY|GUARD)[A-Z_]*)\s*=\s*["']?(?:off|0|false|disabled?)\b
         """),
     ),
 )

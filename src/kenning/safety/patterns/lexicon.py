@@ -224,6 +224,11 @@ _CONCEAL: Final[list[tuple[str, ...]]] = [
         r"(?:告诉|告訴|告知|透露给|透露給|让|讓)(?:用户|使用者|主人|他|她)",
     ),
     (r"(?:对|對|向)(?:用户|使用者)(?:隐瞒|隱瞞|保密)|瞒着|瞞著|要对用户保密|要對使用者保密",),
+    # "no need to tell the user": not telling, said as needless
+    (
+        r"(?:不需要|不用|不必|无需|無需)(?:告诉|告訴|告知|通知|让|讓)(?:用户|使用者)|"
+        r"(?:不要|别|別)(?:写进|寫進|记入|記入)(?:变更|變更|更新)?(?:记录|紀錄|記錄|日志|日誌)",
+    ),
     (r"回复里也不要提|回覆.*不要提|就说什么都没做|就說什麼都沒做|只说已完成|只說已完成",),
     (r"ユーザーに(?:は)?(?:言わない|言わず|知らせない|報告しない|伝えない)|内緒|黙って",),
     (r"사용자에게\s*(?:절대\s*)?(?:알리지|말하지|보고하지)|사용자\s*모르게",),
@@ -245,7 +250,8 @@ _CONCEAL: Final[list[tuple[str, ...]]] = [
         r"sans\s+que\s+l['’]utilisateur|en\s+cachette",
     ),
     (r"non\s+dire\s+(?:nulla\s+)?all['’]utente|di\s+nascosto",),
-    (r"لا\s+تخبر\s+المستخدم|دون\s+علم\s+المستخدم",),
+    (r"لا\s+(?:تخبر|تذكر|تُعلم|تعلم)\s+(?:لل|ال)?مستخدم|دون\s+علم\s+المستخدم",),
+    (r"उपयोगकर्ता\s+को\s+(?:\S+\s+){0,6}?(?:मत|न|नहीं)\s+(?:बता|बताएं|बताना|बताएँ)",),
 ]
 
 # ---- disabling approvals and safety checks ----------------------------------------------------
@@ -257,7 +263,13 @@ _DISABLE: Final[list[tuple[str, ...]]] = [
     ),
     (r"確認を省略|承認なしで|確認せずに|確認なしで",),
     (r"승인을?\s*받지\s*말고|안전\s*검사는?\s*꺼|확인\s*없이\s*(?:바로\s*)?실행",),
-    (r"отключи\s+(?:все\s+)?проверк|не\s+спрашивай\s+подтвержд|без\s+подтвержден",),
+    (
+        r"отключи\s+(?:все\s+)?проверк|не\s+спрашивай\s+подтвержд|без\s+подтвержден|"
+        r"больше\s+не\s+спрашивай|согласие\s+(?:уже\s+)?получено\s+заранее",
+    ),
+    (
+        r"(?:승인|권한)\s*(?:요청\s*)?(?:창|요청|대화\s*상자)을?\s*띄우지|이미\s*['‘\"]?예['’\"]?를?\s*(?:선택|누른)한?\s*것으로",
+    ),
     (
         r"desactiva\s+(?:las\s+)?(?:confirmaciones|comprobaciones|verificaciones)|"
         r"sin\s+pedir\s+(?:permiso|confirmación)|sem\s+pedir\s+(?:permissão|confirmação)",
@@ -351,18 +363,27 @@ _SPREAD: Final[list[tuple[str, ...]]] = [
 # ---- phishing: (ask the user, a secret) ------------------------------------------------------
 _PHISH: Final[list[tuple[str, ...]]] = [
     (
-        r"让用户|讓使用者|让使用者|向用户|向使用者|请用户|請使用者|要求用户|要求使用者",
-        r"密码|密碼|验证码|驗證碼|口令|私钥|私鑰|助记词|助記詞",
+        r"让用户|讓使用者|让使用者|向用户|向使用者|请用户|請使用者|要求用户|要求使用者|"
+        r"让他|讓他|让她|讓她|请他|請他|要求他",
+        r"密码|密碼|验证码|驗證碼|口令|私钥|私鑰|助记词|助記詞|令牌",
     ),
     (r"ユーザーに", r"パスワード|ワンタイムコード|暗証番号|認証コード|秘密鍵", r"頼|入力|教え|送"),
     (r"사용자에게", r"비밀번호|인증\s*코드|암호|개인\s*키", r"요청|입력|알려|보내"),
+    (r"비밀번호|인증\s*코드|개인\s*키", r"(?:입력해|입력|알려|보내|붙여\s*넣어)\s*(?:달라|줘|주세요)"),
     (r"попроси|запроси|узнай\s+у", r"пароль|код\s+из\s+SMS|код\s+подтвержд|ключ"),
-    (r"pídele|pide\s+al|solicita\s+al|peça\s+ao|pede\s+ao", r"contraseña|senha|código|clave"),
+    (
+        r"pídele|pide\s+al|solicita\s+al|peça\s+ao|pede\s+ao|peça-lhe|pede-lhe",
+        r"contraseña|senha|código|clave|secret\s+access\s+key|token|credenciales|credenciais",
+    ),
     (
         r"bitte\s+den\s+(?:Nutzer|Benutzer)|frag\s+den\s+(?:Nutzer|Benutzer)",
         r"Passwort|TAN|Code|PIN",
     ),
-    (r"demande\s+à\s+l['’]utilisateur", r"mot\s+de\s+passe|code|clé"),
+    (r"demande\s+à\s+l['’]utilisateur|demande-lui|demandez-lui", r"mot\s+de\s+passe|code|clé|jeton"),
+    (
+        r"yêu\s+cầu\s+(?:họ|người\s+dùng)|hỏi\s+(?:họ|người\s+dùng)|nhờ\s+(?:họ|người\s+dùng)",
+        r"mật\s+khẩu|token|mã\s+xác\s+(?:minh|thực)|khóa\s+bí\s+mật|\.npmrc",
+    ),
     (r"اطلب\s+من\s+المستخدم", r"كلمة\s+المرور|رمز"),
 ]
 
