@@ -44,7 +44,8 @@ CLEAN: list[str] = [
     "El usuario prefiere respuestas cortas",
     "The .env.example file documents required variables",
     # AWS's documented example key pair, and defaults and placeholders in connection URLs
-    "Parser tests use AWS's example keys AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "Parser tests use AWS's example keys AKIAIOSFODNN7EXAMPLE and "
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     ".env.example: DATABASE_URL=postgres://user:password@localhost:5432/app",
     "Restore locally into postgres://postgres:postgres@localhost:5433/app",

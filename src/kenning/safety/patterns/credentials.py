@@ -27,7 +27,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             \bsk-(?!ant-)(?=[A-Za-z0-9_-]{0,200}?\d)[A-Za-z0-9_-]{20}  # OpenAI, with a digit
           | \bsk-ant-[A-Za-z0-9_-]{20}  # Anthropic
           | \bgh[pousr]_[A-Za-z0-9]{30} | \bgithub_pat_[A-Za-z0-9_]{30}  # GitHub
-          | \b(?:AKIA|ASIA)(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b  # AWS key id, not AWS's documented example
+          # AWS access key id; not AWS's documented example (AKIAIOSFODNN7EXAMPLE)
+          | \b(?:AKIA|ASIA)(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b
           | \bxox[baprs]-[A-Za-z0-9-]{10}  # Slack token
           | hooks\.slack\.com/services/T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{10}
           | \bAIza[0-9A-Za-z_-]{35}  # Google API key

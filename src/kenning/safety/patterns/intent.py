@@ -357,9 +357,11 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | \bpermissions\.allow\b[^\n]{0,40}["'`]Bash\(\*\)
           | ["'`]Bash\(\*\)["'`][^\n]{0,40}\bpermissions\.allow\b
           # environment variables are upper case: "SKIP_SECRET_SCAN=1", "KENNING_SCREEN=off"
-          | (?-i:\b[A-Z_]*(?:SKIP|DISABLE|NO)_[A-Z_]*(?:SCAN|SCREEN|VERIFY|CHECK|SECURITY|GUARD)[A-Z_]*)
+          | (?-i:\b[A-Z_]*(?:SKIP|DISABLE|NO)_[A-Z_]*
+              (?:SCAN|SCREEN|VERIFY|CHECK|SECURITY|GUARD)[A-Z_]*)
             \s*=\s*["']?(?:1|true|yes|on)\b
-          | (?-i:\b[A-Z_]*(?:SCAN|SCREEN|SAFETY|GUARD)[A-Z_]*)\s*=\s*["']?(?:off|0|false|disabled?)\b
+          | (?-i:\b[A-Z_]*(?:SCAN|SCREEN|SAFETY|GUARD)[A-Z_]*)
+            \s*=\s*["']?(?:off|0|false|disabled?)\b
         """),
     ),
 )

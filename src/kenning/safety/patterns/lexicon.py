@@ -369,7 +369,10 @@ _PHISH: Final[list[tuple[str, ...]]] = [
     ),
     (r"ユーザーに", r"パスワード|ワンタイムコード|暗証番号|認証コード|秘密鍵", r"頼|入力|教え|送"),
     (r"사용자에게", r"비밀번호|인증\s*코드|암호|개인\s*키", r"요청|입력|알려|보내"),
-    (r"비밀번호|인증\s*코드|개인\s*키", r"(?:입력해|입력|알려|보내|붙여\s*넣어)\s*(?:달라|줘|주세요)"),
+    (
+        r"비밀번호|인증\s*코드|개인\s*키",
+        r"(?:입력해|입력|알려|보내|붙여\s*넣어)\s*(?:달라|줘|주세요)",
+    ),
     (r"попроси|запроси|узнай\s+у", r"пароль|код\s+из\s+SMS|код\s+подтвержд|ключ"),
     (
         r"pídele|pide\s+al|solicita\s+al|peça\s+ao|pede\s+ao|peça-lhe|pede-lhe",
@@ -379,7 +382,10 @@ _PHISH: Final[list[tuple[str, ...]]] = [
         r"bitte\s+den\s+(?:Nutzer|Benutzer)|frag\s+den\s+(?:Nutzer|Benutzer)",
         r"Passwort|TAN|Code|PIN",
     ),
-    (r"demande\s+à\s+l['’]utilisateur|demande-lui|demandez-lui", r"mot\s+de\s+passe|code|clé|jeton"),
+    (
+        r"demande\s+à\s+l['’]utilisateur|demande-lui|demandez-lui",
+        r"mot\s+de\s+passe|code|clé|jeton",
+    ),
     (
         r"yêu\s+cầu\s+(?:họ|người\s+dùng)|hỏi\s+(?:họ|người\s+dùng)|nhờ\s+(?:họ|người\s+dùng)",
         r"mật\s+khẩu|token|mã\s+xác\s+(?:minh|thực)|khóa\s+bí\s+mật|\.npmrc",

@@ -56,7 +56,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         views=BASE,
         regex=ascii_regex(r"""
             \baws_secret_access_key\s*[=:]\s*(?![A-Za-z0-9/+]{0,33}EXAMPLE)[A-Za-z0-9/+]{40}\b
-          | (?-i:\bAKIA(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b)[^\n]{0,60}?\bsecret\b[^\n]{0,20}?[A-Za-z0-9/+]{40}\b
+          | (?-i:\bAKIA(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b)
+            [^\n]{0,60}?\bsecret\b[^\n]{0,20}?[A-Za-z0-9/+]{40}\b
           | \bclient_secret\s*[:=]\s*["']?(?!\$|\{\{|<)[A-Za-z0-9~._-]{24,}
           | \bAuthorization\s*:\s*Bearer\s+(?!\$|\{\{|<)[A-Za-z0-9._~+/-]{20,}
           | \bmysql\b[^\n]{0,80}?\s-p["']?(?!\$|\{|<)[^\s"']{6,}
