@@ -8,7 +8,8 @@ adds what the runtime knows and they do not: the current session (left out of
 written in this context, and what each call touches.
 
 - ``memory`` is refused for writes when ``ctx.memory_writable`` is False
-  (subagents, flush turns); ``show`` still works.
+  (subagents, flush turns); ``show`` still works. Each write that changed a
+  file is told to the session's memory provider (``on_memory_write``).
 - The archive tools use their own SQLite connection, used by one call at a
   time (a lock), so they never share a connection — or a transaction — with
   the agent loop writing messages, or with each other from parallel batches.
@@ -19,7 +20,7 @@ written in this context, and what each call touches.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,12 +28,15 @@ from kenning.archive import memory_get, memory_search, session_search
 from kenning.archive.store import Archive
 from kenning.embed import CachedEmbedder
 from kenning.memory import tool as memory_tool_mod
+from kenning.memory.store import Operation, Target, WriteResult
+from kenning.providers.base import MemoryWrite
 from kenning.search.chunks import memory_files
 from kenning.search.engine import SearchEngine
 from kenning.tools.base import Access, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from kenning.home import Home
+    from kenning.providers.base import MemoryProviders
 
 _WRITE_ACTIONS = ("add", "replace", "remove")
 
@@ -52,7 +56,7 @@ def memory_tool(home: Home) -> Tool:
             )
         # The reason lands in the git commit of the write: provenance back to the session.
         inner.reason = f"memory tool, session {ctx.session_id}" if ctx.session_id else "memory tool"
-        return inner(args)
+        return inner(args, on_write=_mirror(ctx))
 
     def access(args: dict[str, Any], ctx: ToolContext) -> Access:
         if _writes(args):
@@ -68,6 +72,27 @@ def memory_tool(home: Home) -> Tool:
         access=access,
         begin_turn=inner.begin_turn,
     )
+
+
+def _mirror(ctx: ToolContext) -> memory_tool_mod.WriteObserver | None:
+    """Tells the session's memory provider of each applied write (``on_memory_write``)."""
+    providers: MemoryProviders | None = ctx.extras.get("memory_providers")
+    if providers is None:
+        return None
+
+    def tell(target: Target, operations: Sequence[Operation], result: WriteResult) -> None:
+        for op in operations:
+            providers.memory_written(
+                MemoryWrite(
+                    op.action,
+                    target.value,
+                    content=op.content or "",
+                    old_text=op.old_text or "",
+                    session_id=ctx.session_id or "",
+                )
+            )
+
+    return tell
 
 
 def _writes(args: dict[str, Any]) -> bool:
