@@ -11,6 +11,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from tests.providers.conftest import Gate, Recorder, close, run, start
+
 from kenning.agent.events import Notice, TurnEnded
 from kenning.config import ContextConfig
 from kenning.context.engine import ContextEngine
@@ -20,7 +22,6 @@ from kenning.models.types import ChatMessage
 from kenning.providers import FENCE_CLOSE, FENCE_OPEN, MemoryProvider, MemoryWrite, ProviderManager
 from kenning.testing.models import ScriptedModel, tool_call
 from kenning.testing.summariser import DeterministicSummariser
-from tests.providers.conftest import Gate, Recorder, close, run, start
 
 ASK = "Where is the staging database?"
 
@@ -183,8 +184,13 @@ def test_memory_tool_writes_are_told_to_the_provider(member: Home, tmp_path: Pat
     model = ScriptedModel(
         [
             tool_call("memory", action="add", target="memory", content="CI runs on Python 3.11"),
-            tool_call("memory", action="replace", target="memory", old_text="3.11",
-                      content="CI runs on Python 3.12"),  # fmt: skip
+            tool_call(
+                "memory",
+                action="replace",
+                target="memory",
+                old_text="3.11",
+                content="CI runs on Python 3.12",
+            ),
             tool_call("memory", action="remove", target="memory", old_text="nothing like it"),
             "Saved.",
         ]

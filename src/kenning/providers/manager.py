@@ -157,15 +157,15 @@ async def _invoke(
 
     Not ``asyncio.to_thread``: its pool's threads are joined at exit, so one
     hung provider call would hold up the process's exit forever. ``ended`` is
-    set when the work itself is over — for a plain method that outlived its
-    deadline, later than the caller stopped waiting.
+    set when the work no longer holds the provider: for a plain method when
+    its thread returns (which may be long after the caller stopped waiting),
+    for an async one at once, since a deadline cancels it and async calls
+    can run side by side.
     """
     if inspect.iscoroutinefunction(fn):
-        try:
-            return await fn(*args, **kwargs)
-        finally:
-            if ended is not None:
-                ended.set()
+        if ended is not None:
+            ended.set()
+        return await fn(*args, **kwargs)
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
 
@@ -262,9 +262,11 @@ class ProviderManager:
             future.cancel()
             raise
         except Exception as exc:
-            log.warning("memory provider %s: prefetch failed", self.label, exc_info=True)
+            log.warning("memory provider %s: prefetch failed: %s", self.label, exc)
+            log.debug("memory provider %s: prefetch failed", self.label, exc_info=True)
+            why = str(exc) if isinstance(exc, ProviderError) else f"{type(exc).__name__}: {exc}"
             return Recall(
-                notice=f"memory provider {self.label!r} failed ({type(exc).__name__}: {exc}); "
+                notice=f"memory provider {self.label!r} failed ({why}); "
                 "this turn goes on without its recalled context.",
                 seconds=time.monotonic() - started,
             )
@@ -275,7 +277,7 @@ class ProviderManager:
                 "instead of text; it was ignored.",
                 seconds=seconds,
             )
-        block = fence(found, source=self.label, max_chars=self.max_chars) if found else None
+        block = fence(found, source=self.provider.name, max_chars=self.max_chars) if found else None
         return Recall(block, seconds=seconds)
 
     # -- background hooks -------------------------------------------------------------------

@@ -133,9 +133,23 @@ class _Link:
                 await stop.wait()
         except Exception as exc:
             if not ready.done():
-                ready.set_exception(exc)
+                ready.set_exception(self._unreachable(exc))
             else:
                 log.debug("team memory: the link to %s ended", self.url, exc_info=True)
+
+    def _unreachable(self, exc: Exception) -> ProviderError:
+        """What went wrong, said plainly: the transport wraps it in exception groups."""
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            inner = exc.exceptions[0]
+            if not isinstance(inner, Exception):
+                break
+            exc = inner
+        error = ProviderError(
+            f"cannot reach the team server at {self.url} ({type(exc).__name__}: {exc}); "
+            "is `kenning mcp --http` running there?"
+        )
+        error.__cause__ = exc
+        return error
 
     def drop(self) -> None:
         if self._stop is not None:
