@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -126,3 +127,15 @@ def test_the_package_imports_no_agent_layer() -> None:
         [sys.executable, "-c", check], capture_output=True, text=True, timeout=120, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_the_readme_config_example_loads_and_builds_the_team_provider(tmp_path: Path) -> None:
+    readme = (SRC.parents[1] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Memory providers") :]
+    [example] = re.findall(r"```toml\n(.*?)```", section[: section.index("\n## ", 5)], re.S)
+    path = tmp_path / "config.toml"
+    path.write_text(example, encoding="utf-8")
+    cfg = load(path, environ={})
+    manager = from_config(cfg.memory, plugin_factories={})
+    assert manager is not None and isinstance(manager.provider, TeamMemory)
+    assert manager.provider.url == "http://127.0.0.1:8765/mcp" and not manager.provider.mirror
