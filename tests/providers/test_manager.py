@@ -8,6 +8,7 @@ all real. Slow providers block on a ``threading.Event``, never on a sleep.
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +254,39 @@ def test_compaction_shows_the_provider_what_it_is_about_to_drop(
     assert len(dropped) == report.messages_compacted
     kept = {e.message.content for e in session.transcript.entries}
     assert "answer 5" in dropped and not kept & set(dropped)
+
+
+class SlowToCancel(MemoryProvider):
+    """Async, and slow to wind down when its deadline cancels it (as the MCP client can be)."""
+
+    name = "slow"
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.cancelled = threading.Event()
+        self.release = threading.Event()
+
+    async def prefetch(self, query: str) -> str | None:
+        self.calls += 1
+        if self.calls == 1:
+            try:
+                await asyncio.Event().wait()  # never answers
+            except asyncio.CancelledError:
+                self.cancelled.set()
+                await asyncio.to_thread(self.release.wait, 60)  # still winding down
+                raise
+        return "the second answer"
+
+
+def test_an_async_prefetch_past_its_deadline_does_not_hold_the_next_one() -> None:
+    provider = SlowToCancel()
+    manager = ProviderManager(provider, prefetch_timeout_s=0.2)
+    try:
+        first = asyncio.run(manager.recall("one"))
+        assert first.block is None and first.notice and "did not answer within" in first.notice
+        assert provider.cancelled.wait(30)
+        second = asyncio.run(manager.recall("two"))  # the first one is cancelled, not in the way
+        assert second.notice is None and second.block and "the second answer" in second.block
+    finally:
+        provider.release.set()
+    asyncio.run(manager.end_session("done"))
