@@ -290,3 +290,32 @@ def test_an_async_prefetch_past_its_deadline_does_not_hold_the_next_one() -> Non
     finally:
         provider.release.set()
     asyncio.run(manager.end_session("done"))
+
+
+def test_interrupting_a_turn_while_the_provider_is_asked_ends_the_turn_as_usual(
+    member: Home, tmp_path: Path, released: list[Gate]
+) -> None:
+    gate = Gate("prefetch")
+    released.append(gate)
+    model = ScriptedModel(["after the interrupt"])
+    session = start(member, model, tmp_path, ProviderManager(gate, prefetch_timeout_s=60))
+    ends: list[str] = []
+    session.hooks.add("turn_end", lambda s, ended: ends.append(ended.reason))
+
+    async def interrupted() -> None:
+        task = asyncio.create_task(session.run(ASK))
+        while not gate.entered["prefetch"].is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()  # Ctrl-C while the provider is being asked
+        try:
+            await task
+        except asyncio.CancelledError:
+            return
+        raise AssertionError("the turn was not interrupted")
+
+    asyncio.run(interrupted())
+    assert ends == ["interrupted"]
+    assert [m.content for m in member.archive.messages(session.session_id)] == [ASK]
+    events = run(session, "go on")  # the provider is still stuck: skipped, the turn runs
+    assert ended(events).answer == "after the interrupt" and "still busy" in notices(events)[0]
+    close(session)

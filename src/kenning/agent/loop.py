@@ -239,18 +239,11 @@ class AgentSession:
         for failure in await self.hooks.emit("turn_start", self, text):
             yield Notice(failure, "warning")
         state = _TurnState(ctx=self.context())
-        providers = self.memory_providers
-        if providers is not None:
-            for note in providers.take_notices():
-                yield Notice(note, "warning")
-            providers.turn_started(self.transcript.user_turns(), text)
-            recalled = await providers.recall(text)
-            if recalled.notice:
-                yield Notice(recalled.notice, "warning")
-            state.recalled = recalled.block
         timeout = self.settings.turn_timeout_s or None
         try:
             async with asyncio.timeout(timeout):
+                async for event in self._recall(state, text):
+                    yield event
                 async for event in self._steps(state):
                     yield event
         except TimeoutError:
@@ -268,11 +261,24 @@ class AgentSession:
             raise
         if state.ended is None:  # pragma: no cover - _steps always ends the turn
             state.ended = self._end(state, "error", error="the turn ended without an answer")
-        if providers is not None and state.ended.reason == "final":
-            providers.turn_synced(text, state.ended.answer)
+        if self.memory_providers is not None and state.ended.reason == "final":
+            self.memory_providers.turn_synced(text, state.ended.answer)
         for failure in await self.hooks.emit("turn_end", self, state.ended):
             yield Notice(failure, "warning")
         yield state.ended
+
+    async def _recall(self, state: _TurnState, text: str) -> AsyncIterator[Event]:
+        """Ask the memory provider about ``text`` (within its deadline) for this turn's block."""
+        providers = self.memory_providers
+        if providers is None:
+            return
+        for note in providers.take_notices():  # background hooks that failed since last turn
+            yield Notice(note, "warning")
+        providers.turn_started(self.transcript.user_turns(), text)
+        recalled = await providers.recall(text)
+        if recalled.notice:
+            yield Notice(recalled.notice, "warning")
+        state.recalled = recalled.block
 
     async def _steps(self, state: _TurnState) -> AsyncIterator[Event]:
         specs = self.tools.specs(self.settings.toolsets)
