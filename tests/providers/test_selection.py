@@ -139,3 +139,24 @@ def test_the_readme_config_example_loads_and_builds_the_team_provider(tmp_path: 
     manager = from_config(cfg.memory, plugin_factories={})
     assert manager is not None and isinstance(manager.provider, TeamMemory)
     assert manager.provider.url == "http://127.0.0.1:8765/mcp" and not manager.provider.mirror
+
+
+def test_doctor_checks_the_configured_provider_without_connecting(tmp_path: Path) -> None:
+    from kenning import doctor
+    from kenning.memory.store import Target
+    from kenning.testing import make_home
+
+    home = make_home(tmp_path / "home")
+    home.memory.add(Target.MEMORY, "The home exists")
+    root = home.root
+    names = [c.name for c in doctor.diagnose(root, environ={}).checks]
+    assert "memory provider" not in names  # none configured: nothing to check
+    wrong = {"KENNING_MEMORY__PROVIDER": "teem"}
+    [bad] = [c for c in doctor.diagnose(root, environ=wrong).checks if c.name == "memory provider"]
+    assert bad.status == "fail" and "unknown [memory] provider 'teem'" in bad.summary
+    down = {  # nothing listens there; doctor does not try
+        "KENNING_MEMORY__PROVIDER": "team",
+        "KENNING_MEMORY__PROVIDER_OPTIONS": '{url = "http://127.0.0.1:9/mcp"}',
+    }
+    [good] = [c for c in doctor.diagnose(root, environ=down).checks if c.name == "memory provider"]
+    assert good.status == "ok" and "'team' beside the built-in memory" in good.summary

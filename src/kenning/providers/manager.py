@@ -228,9 +228,10 @@ class ProviderManager:
         return (BUILTIN_NAME, self.label)
 
     def _loop(self) -> _Runner:
-        if self._runner is None:
-            self._runner = _Runner(self.label)
-        return self._runner
+        with self._lock:  # the memory tool reaches here from a worker thread
+            if self._runner is None:
+                self._runner = _Runner(self.label)
+            return self._runner
 
     # -- prefetch ---------------------------------------------------------------------------
 
