@@ -173,3 +173,12 @@ if __name__ == "__main__":
             print(f"{name} -> {', '.join(sorted(graph[name]))}")
     for component in cycles(graph):
         print("CYCLE:", describe(graph, component))
+
+
+def test_the_version_module_matches_the_package_metadata() -> None:
+    import tomllib
+
+    from kenning.version import __version__
+
+    pyproject = tomllib.loads((SRC.parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    assert __version__ == pyproject["project"]["version"]

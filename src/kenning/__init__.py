@@ -12,8 +12,6 @@ Python"). Every other module is internal.
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 from kenning.api.errors import HomeClosedError, SessionNotFoundError
 from kenning.api.home import Home
 from kenning.api.results import Hit, Hits
@@ -21,6 +19,7 @@ from kenning.config import ConfigError
 from kenning.journal import JournalError
 from kenning.memory.store import MemoryFileError, MemoryWriteError, Target
 from kenning.paths import InvalidProfileError
+from kenning.version import __version__
 
 if TYPE_CHECKING:
     from kenning.agent.events import (

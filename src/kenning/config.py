@@ -94,6 +94,20 @@ class MemoryConfig:
     # for a few dozen facts. Users with more to keep raise them here.
     memory_budget: int = number(2200, BUDGET_CHARS)
     user_budget: int = number(1375, BUDGET_CHARS)
+    # One external memory provider beside the built-in memory ("" = none):
+    # "team" (another home over `kenning mcp --http`) or one a plugin
+    # registers. Not a closed choice: reading config loads no plugins, so the
+    # name is checked when a session starts (kenning.providers.from_config).
+    provider: str = ""
+    # The provider's own settings: the [memory.provider_options] table (from
+    # the environment or --set, an inline table: '{url = "http://…"}').
+    provider_options: dict[str, Any] = field(default_factory=dict, hash=False)
+    # How long a turn waits for the provider's recalled context, and how long
+    # each background hook (sync_turn, on_memory_write, …) may take.
+    provider_timeout_s: float = number(2.0, POSITIVE)
+    provider_sync_timeout_s: float = number(10.0, POSITIVE)
+    # The recalled block is cut to this many characters.
+    provider_max_chars: int = number(4000, AT_LEAST_ONE)
 
 
 @dataclass(frozen=True)
@@ -382,6 +396,8 @@ def _suggest(word: str, options: list[str]) -> str:
 
 
 def _coerce(raw: Any, wanted: type[Any], where: str) -> Any:
+    if wanted is dict:  # an options table: a TOML table, or an inline table from env / --set
+        return _table(raw, where)
     if wanted is tuple:  # lists of strings: a TOML list, or "a,b" from env / --set
         items = raw.split(",") if isinstance(raw, str) else raw
         if not isinstance(items, list | tuple) or not all(isinstance(i, str) for i in items):
@@ -405,6 +421,20 @@ def _coerce(raw: Any, wanted: type[Any], where: str) -> Any:
     if not isinstance(raw, wanted) or (wanted is int and isinstance(raw, bool)):
         raise ConfigError(f"{where}: expected {wanted.__name__}, got {raw!r}")
     return raw
+
+
+def _table(raw: Any, where: str) -> dict[str, Any]:
+    if isinstance(raw, str):
+        try:
+            raw = tomllib.loads(f"value = {raw.strip() or '{}'}")["value"]
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(
+                f"{where}: {raw!r} is not a TOML inline table ({exc}); "
+                "write it like '{url = \"http://127.0.0.1:8765/mcp\", limit = 5}'"
+            ) from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{where}: expected a table of options, got {raw!r}")
+    return dict(raw)
 
 
 def _check_key(section: str, key: str, where: str) -> type[Any]:

@@ -18,8 +18,9 @@ with a ``register`` callable (``register_commands`` with a click group):
 ``register_importers(register)``    ``register("format", parser)``: ``kenning sessions
                                     import format FILE`` stores ``parser(path)``
 ``register_commands(cli)``          ``@cli.command()`` / ``cli.add_command(...)``
-``register_memory_providers(reg)``  ``register("name", provider)``: recorded and listed
-                                    only; memory providers are not wired in yet
+``register_memory_providers(reg)``  ``register("name", factory)``: ``[memory] provider
+                                    = "name"`` uses ``factory(ProviderSetup)``, a
+                                    ``kenning.providers.MemoryProvider``
 =================================== ===================================================
 
 Rules the rest of Kenning relies on:
@@ -355,8 +356,7 @@ def _registrar(kind: str, staged: dict[str, Any]) -> Callable[..., None]:
 
     def register(name: str, value: Any) -> None:
         named(name, what)
-        if kind != "memory_providers":
-            need_callable(value, f"{what} factory" if kind == "embedders" else "parser")
+        need_callable(value, "parser" if kind == "importers" else f"{what} factory")
         add(name, value)
 
     return register

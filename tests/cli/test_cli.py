@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import click
@@ -100,12 +101,29 @@ def test_config_show_reports_sources(_hermetic_home: Path, monkeypatch: pytest.M
     (_hermetic_home / "config.toml").write_text("[memory]\nmemory_budget = 3000\n")
     monkeypatch.setenv("KENNING_MEMORY__USER_BUDGET", "1400")
     data = json.loads(run("--set", "history.enabled=false", "config", "show", "--json").stdout)
-    assert data["values"]["memory"] == {"memory_budget": 3000, "user_budget": 1400}
+    assert data["values"]["memory"] == {
+        "memory_budget": 3000,
+        "user_budget": 1400,
+        "provider": "",
+        "provider_options": {},
+        "provider_timeout_s": 2.0,
+        "provider_sync_timeout_s": 10.0,
+        "provider_max_chars": 4000,
+    }
     assert data["sources"]["memory.memory_budget"] == "file"
     assert data["sources"]["memory.user_budget"] == "env"
     assert data["sources"]["history.enabled"] == "cli"
     text = run("config", "show").output
     assert "memory_budget = 3000" in text and "# file" in text
+
+
+def test_config_show_prints_toml_that_reads_back(_hermetic_home: Path) -> None:
+    options = 'memory.provider_options={url = "http://127.0.0.1:8765/mcp", limit = 3}'
+    text = run("--set", options, "config", "show").output
+    assert 'provider_options = {url = "http://127.0.0.1:8765/mcp", limit = 3} # cli' in text
+    shown = tomllib.loads(text)
+    assert shown["memory"]["provider_options"] == {"url": "http://127.0.0.1:8765/mcp", "limit": 3}
+    assert shown["memory"]["memory_budget"] == 2200
 
 
 def test_bad_config_is_a_clean_error(_hermetic_home: Path) -> None:

@@ -331,3 +331,73 @@ def test_a_failing_plugin_importer_or_embedder_is_an_error_naming_it(
         read_source("wrong", source)
     with pytest.raises(EmbedderError, match="'faulty' failed to start: OSError: no model file"):
         from_config(EmbeddingConfig(provider="faulty"))
+
+
+def test_a_plugin_memory_provider_is_chosen_by_config_and_hears_the_turn(
+    example_site: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "provider.jsonl"
+    options = f'{{facts = ["The deploy runs on bastion-7", "Lunch is at noon"], log = "{log}"}}'
+    env = {
+        "KENNING_MEMORY__PROVIDER": "example-memory",
+        "KENNING_MEMORY__PROVIDER_OPTIONS": options,
+    }
+    done = kenning_cli(
+        "run", "--model", "example:echo", "--cwd", str(tmp_path), "how does the deploy run",
+        sites=[example_site], env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    # the echo model shouts its user message back: the recalled block rode on it
+    shouted = done.stdout
+    assert "<MEMORY-CONTEXT>" in shouted and "THE DEPLOY RUNS ON BASTION-7" in shouted
+    assert "LUNCH" not in shouted and shouted.rstrip().endswith("HOW DOES THE DEPLOY RUN")
+    heard = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [entry[0] for entry in heard] == ["sync_turn", "on_session_end"]
+    assert heard[0][1] == "how does the deploy run" and heard[1] == ["on_session_end", "final"]
+
+
+def test_an_unknown_memory_provider_is_a_clear_error_listing_the_plugin_ones(
+    example_site: Path, tmp_path: Path
+) -> None:
+    env = {"KENNING_MEMORY__PROVIDER": "example-memroy"}
+    done = kenning_cli(
+        "run", "--model", "example:echo", "--cwd", str(tmp_path), "hi",
+        sites=[example_site], env=env,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "unknown [memory] provider 'example-memroy'; use one of: team, example-memory" in (
+        done.stderr
+    )
+
+
+def test_a_plugin_memory_provider_cannot_take_a_built_in_name_and_must_be_callable(
+    tmp_path: Path, in_process: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kenning.providers import available
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ep = _plugin_module(
+        tmp_path,
+        "kenning_example_memories",
+        """
+        def register_memory_providers(register):
+            register("team", lambda setup: None)
+            register("notes", lambda setup: None)
+        """,
+    )
+    odd = _plugin_module(
+        tmp_path,
+        "kenning_example_odd_memory",
+        "def register_memory_providers(register):\n    register('odd', object())\n",
+    )
+    found = plugins.load([ep, odd])
+    monkeypatch.setattr(plugins, "_loaded", found)
+    assert available() == ["team", "notes"]
+    first, second = found.plugins
+    assert first.clashes == [
+        "memory provider 'team' is already a built-in, which is kept; the plugin's is not used"
+    ]
+    assert second.registered["memory_providers"] == []
+    assert any(
+        "the memory provider factory must be callable, not object" in e for e in second.errors
+    )

@@ -89,6 +89,9 @@ async def delegate_task(goal: str, ctx: ToolContext, background: str = "") -> st
             message += f"\n\n## Background\n{background.strip()}"
         ended = await child.run(message)
         await child.close(f"subagent {ended.reason}")
+    if parent.memory_providers is not None:  # the subagent itself consults no provider
+        result = ended.answer if ended.reason == "final" else ended.error or ended.reason
+        parent.memory_providers.delegated(message, result, child_session_id=child.session_id)
     return _report(
         child.session_id,
         ended.reason,

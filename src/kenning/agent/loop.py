@@ -15,7 +15,11 @@ Invariants:
   ``TurnEnded`` whose ``error`` says what happened and what to do;
 - the system prompt is the one frozen when the session started, rebuilt
   only by a compaction (the context engine), which reloads hot memory and
-  the skills index.
+  the skills index;
+- an external memory provider (``memory_providers``, set by the factory) is
+  asked once per turn, time-boxed; its fenced block rides on this turn's
+  user message in each request of the turn and is never stored or put in
+  the system prompt, so the prompt prefix stays cacheable.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ from kenning.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
     from kenning.context.engine import ContextEngine
+    from kenning.providers.base import MemoryProviders
 
 Approver = Callable[[str], Awaitable[bool]]
 # Asked when the model reports a context overflow; True = the context was
@@ -114,6 +119,8 @@ class AgentSession:
         # Prepares each request's messages (prune, flush, compact); None = send
         # the transcript as it is. ``ContextEngine.attach`` sets it.
         self.context_engine: ContextEngine | None = None
+        # The external memory provider, time-boxed (kenning.providers); None = built-in only.
+        self.memory_providers: MemoryProviders | None = None
         # Tokens the last request occupied (prompt + answer), from the API's
         # usage: what the context engine and the status line look at.
         self.context_tokens = 0
@@ -211,7 +218,7 @@ class AgentSession:
             approve=self.approve,
             memory_writable=self.settings.memory_writable,
             purpose=self.settings.source,
-            extras={"agent": self, **self.extras},
+            extras={"agent": self, "memory_providers": self.memory_providers, **self.extras},
         )
         self.tools.begin_turn(ctx)
         return ctx
@@ -240,6 +247,8 @@ class AgentSession:
         timeout = self.settings.turn_timeout_s or None
         try:
             async with asyncio.timeout(timeout):
+                async for event in self._recall(state, text):
+                    yield event
                 async for event in self._steps(state):
                     yield event
         except TimeoutError:
@@ -257,9 +266,24 @@ class AgentSession:
             raise
         if state.ended is None:  # pragma: no cover - _steps always ends the turn
             state.ended = self._end(state, "error", error="the turn ended without an answer")
+        if self.memory_providers is not None and state.ended.reason == "final":
+            self.memory_providers.turn_synced(text, state.ended.answer)
         for failure in await self.hooks.emit("turn_end", self, state.ended):
             yield Notice(failure, "warning")
         yield state.ended
+
+    async def _recall(self, state: _TurnState, text: str) -> AsyncIterator[Event]:
+        """Ask the memory provider about ``text`` (within its deadline) for this turn's block."""
+        providers = self.memory_providers
+        if providers is None:
+            return
+        for note in providers.take_notices():  # background hooks that failed since last turn
+            yield Notice(note, "warning")
+        providers.turn_started(self.transcript.user_turns(), text)
+        recalled = await providers.recall(text)
+        if recalled.notice:
+            yield Notice(recalled.notice, "warning")
+        state.recalled = recalled.block
 
     async def _steps(self, state: _TurnState) -> AsyncIterator[Event]:
         specs = self.tools.specs(self.settings.toolsets)
@@ -313,6 +337,8 @@ class AgentSession:
                 yield Notice(text, level)
         else:
             messages = self.transcript.view()
+        if state.recalled:
+            messages = _with_recall(messages, state.recalled)
         settings = self.settings.model_settings
         if not self.settings.stream:
             yield ResponseDone(await self.model.request(messages, tools=specs, settings=settings))
@@ -365,6 +391,8 @@ class AgentSession:
         """Mark the session ended (it stays resumable) and run session-end hooks."""
         self.home.archive.end_session(self.session_id, reason)
         await self.hooks.emit("session_end", self, reason)
+        if self.memory_providers is not None:
+            await self.memory_providers.end_session(reason)
         if self.owns_tools:  # a subagent borrows its parent's tools
             self.tools.close()
 
@@ -377,6 +405,24 @@ class _TurnState:
     answer: str = ""
     usage: Usage = field(default_factory=Usage)
     ended: TurnEnded | None = None
+    recalled: str | None = None  # the memory provider's fenced block for this turn
+
+
+def _with_recall(messages: list[ChatMessage], block: str) -> list[ChatMessage]:
+    """``messages`` with ``block`` before this turn's user message, the last user one.
+
+    Only the request gets it: the transcript keeps what the user typed, and
+    the system prompt (the cached prefix) is left alone.
+    """
+    for i in range(len(messages) - 1, 0, -1):
+        if messages[i].role == "user":
+            found = messages[i]
+            return [
+                *messages[:i],
+                replace(found, content=f"{block}\n\n{found.content}"),
+                *messages[i + 1 :],
+            ]
+    return messages
 
 
 def _describe_error(exc: ModelError) -> str:

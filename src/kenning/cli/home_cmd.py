@@ -80,9 +80,16 @@ def config_show(state: CliState, as_json: bool) -> None:
         click.echo(f"[{section}]")
         for key, value in entries.items():
             source = cfg.sources.get(f"{section}.{key}", "default")
-            shown = json.dumps(value)  # TOML-compatible for str, int, float, bool
-            click.echo(f"{key} = {shown}".ljust(32) + f"# {source}")
+            click.echo(f"{key} = {_toml(value)}".ljust(31) + f" # {source}")
         click.echo()
+
+
+def _toml(value: object) -> str:
+    """``value`` as TOML writes it: JSON is TOML for str, int, float, bool and their lists;
+    a table (``memory.provider_options``) is written inline."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + "}"
+    return json.dumps(value)
 
 
 @config_group.command("path")

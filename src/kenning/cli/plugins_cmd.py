@@ -1,7 +1,7 @@
 """``kenning plugins``: the installed plugins, what each registered, and what went wrong.
 
 Listing loads every plugin and asks each place that offers plugin additions
-(models, tools, embedders, importers, commands) which names it takes, so
+(models, tools, embedders, importers, memory providers, commands) which names it takes, so
 clashes with built-ins show here, not only when first used. A failed plugin
 is listed with its errors; the command still exits 0 (Kenning runs without it).
 """
@@ -18,7 +18,7 @@ _LABELS = {
     "tools": "tools",
     "embedders": "embedders",
     "importers": "import formats",
-    "memory_providers": "memory providers (not used yet)",
+    "memory_providers": "memory providers",
     "commands": "commands",
 }
 
@@ -57,9 +57,11 @@ def _check_clashes(state: CliState) -> None:
     from kenning.cli import plugin_commands
     from kenning.embed import plugin_embedders
     from kenning.models.registry import plugin_factories
+    from kenning.providers.manager import available
     from kenning.runtime.factory import build_tools
 
     plugin_factories()
+    available()
     plugin_embedders()
     plugin_formats()
     plugin_commands()

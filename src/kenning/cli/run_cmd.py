@@ -23,6 +23,7 @@ from kenning.cli.context import CliState, pass_state
 from kenning.context.transcript import TranscriptError
 from kenning.models.errors import ModelNotConfigured
 from kenning.models.types import ToolCall
+from kenning.providers.base import ProviderError
 from kenning.runtime.factory import open_session
 
 EXIT_NO_ANSWER = 1
@@ -51,7 +52,7 @@ def open_or_explain(state: CliState, **kwargs: object) -> AgentSession:
     except ModelNotConfigured as exc:
         click.echo(f"kenning: {exc}", err=True)
         sys.exit(EXIT_NOT_CONFIGURED)
-    except TranscriptError as exc:
+    except (TranscriptError, ProviderError) as exc:
         raise click.ClickException(str(exc)) from exc
 
 

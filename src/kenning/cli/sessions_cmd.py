@@ -223,6 +223,7 @@ def compact_cmd(state: CliState, session_id: str, model_name: str | None, as_jso
     from kenning.context.engine import compact_now
     from kenning.context.transcript import TranscriptError
     from kenning.models.errors import ModelNotConfigured
+    from kenning.providers import ProviderError
     from kenning.runtime.factory import open_session
 
     home = state.home()
@@ -243,12 +244,14 @@ def compact_cmd(state: CliState, session_id: str, model_name: str | None, as_jso
         raise click.ClickException(
             f"compacting needs a model to write the summary, and none is set.\n{exc}"
         ) from exc
-    except TranscriptError as exc:
+    except (TranscriptError, ProviderError) as exc:
         raise click.ClickException(str(exc)) from exc
     try:
         report = asyncio.run(compact_now(session))
     finally:
         session.tools.close()
+        if session.memory_providers is not None:  # let on_pre_compress run before we exit
+            asyncio.run(session.memory_providers.end_session("compacted"))
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -459,6 +459,8 @@ class ContextEngine:
                 "asks": needs.asks,
             }
         }
+        if session.memory_providers is not None:  # its last look before they leave the context
+            session.memory_providers.pre_compress([e.message for e in replaced])
         stored = archive.replace_with_summary(
             session.session_id,
             Message(role="user", content=content, speaker="kenning", meta=meta),

@@ -22,6 +22,7 @@ from kenning.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from kenning.context.engine import ContextEngine
     from kenning.home import Home
+    from kenning.providers.base import MemoryProviders
 
 
 class RequestSettings(Protocol):
@@ -40,6 +41,8 @@ class ContextSession(Protocol):
     # Tokens the last request occupied, from the API's usage; the engine sets
     # it to its own measure after a compaction.
     context_tokens: int
+    # The external memory provider, told what a compaction is about to drop (or None).
+    memory_providers: MemoryProviders | None
 
     @property
     def session_id(self) -> str: ...

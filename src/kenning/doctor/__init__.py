@@ -28,6 +28,7 @@ from kenning.doctor.home_checks import (
     check_home,
     check_leftovers,
     check_memory_files,
+    check_memory_provider,
     find_temps,
 )
 from kenning.doctor.model import Check, Report, Status
@@ -66,6 +67,7 @@ def diagnose(
     report.checks.append(check_git_locks(root, cmd))
     off = History(root, enabled=False)  # the loaders below must not commit anything
     report.checks += check_memory_files(layout, MemoryStore(layout, cfg.memory, off), cmd)
+    report.checks += check_memory_provider(cfg.memory)
     report.checks += check_skills(SkillLibrary(layout, cfg.skills, off), cmd)
     report.checks += check_archive(layout.state_db, cfg, cmd)
     report.checks += check_leftovers(root, cmd)

@@ -340,3 +340,30 @@ def _is_held(lock_file: Path) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+def check_memory_provider(cfg: config_mod.MemoryConfig) -> list[Check]:
+    """The configured memory provider can be built (names and options); none: no check.
+
+    Building connects to nothing, so a team server that is down is not a
+    failure here: every turn says so, and goes on without it.
+    """
+    if not cfg.provider.strip():
+        return []
+    from kenning.providers import ProviderError, from_config
+
+    try:
+        manager = from_config(cfg)
+    except ProviderError as exc:
+        return [
+            Check(
+                "memory provider",
+                "fail",
+                str(exc),
+                fix="fix [memory] provider / [memory.provider_options] in config.toml",
+            )
+        ]
+    if manager is None:  # "builtin": the built-in memory only
+        return [ok("memory provider", "built-in memory only")]
+    limit = f"recalls within {cfg.provider_timeout_s:g} s"
+    return [ok("memory provider", f"{cfg.provider!r} beside the built-in memory ({limit})")]

@@ -33,10 +33,10 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from kenning import __version__
 from kenning.mcp.recorder import Peer
 from kenning.mcp.service import KenningService, Outcome, internal_error, render
 from kenning.mcp.wire import REPAIRED_META, WellFormedBodies, protocol_stdin
+from kenning.version import __version__
 from kenning.wellformed import repair_data
 
 SNAPSHOT_URI = "kenning://memory/snapshot"

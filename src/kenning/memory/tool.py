@@ -10,7 +10,7 @@ the retry loops seen when memory is full (Hermes #42405).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from kenning.memory.store import (
@@ -21,6 +21,7 @@ from kenning.memory.store import (
     MemoryWriteError,
     Operation,
     Target,
+    WriteResult,
 )
 
 MAX_FAILURES_PER_TURN = 3
@@ -101,6 +102,10 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+# Told of every write that changed a file: the target, the operations applied, the result.
+WriteObserver = Callable[[Target, Sequence[Operation], WriteResult], None]
+
+
 class MemoryTool:
     """Stateful per session: counts failed writes in the current turn."""
 
@@ -115,7 +120,10 @@ class MemoryTool:
     def begin_turn(self) -> None:
         self._failures = 0
 
-    def __call__(self, args: Mapping[str, Any]) -> dict[str, Any]:
+    def __call__(
+        self, args: Mapping[str, Any], *, on_write: WriteObserver | None = None
+    ) -> dict[str, Any]:
+        """Run one call; ``on_write`` hears of a write that changed the file (after it landed)."""
         try:
             target, operations = _parse(args)
         except MemoryWriteError as exc:
@@ -127,6 +135,8 @@ class MemoryTool:
         except MemoryWriteError as exc:
             return self._failure(exc)
         self._failures = 0
+        if result.changed and on_write is not None:
+            on_write(target, operations, result)
         usage = result.state.usage_line()
         if not result.changed:
             return {

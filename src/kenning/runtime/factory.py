@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from kenning import plugins as installed
+from kenning import providers
 from kenning.agent.delegate import delegate_tool
 from kenning.agent.loop import AgentSession, AgentSettings, Approver
 from kenning.archive.store import Source
@@ -75,6 +76,9 @@ def open_session(
     )
     where = (cwd or Path.cwd()).resolve()
     tools = build_tools(home)
+    # [memory] provider: at most one external memory beside the built-in; a bad name
+    # or option raises ProviderError here, before any session is created.
+    memory = providers.from_config(home.config.memory, home_root=home.root)
     run_settings = settings or AgentSettings.from_home(home)
     run_settings = replace(run_settings, source=source)
     if continue_last and resume is None:
@@ -95,5 +99,6 @@ def open_session(
             skills_block=skills_block(home),
             approve=approve,
         )
+    session.memory_providers = memory
     install_review(session)  # the background review, on turn_end (kenning.learning)
     return ContextEngine.from_home(home).attach(session)  # prune, flush, compact

@@ -10,7 +10,8 @@ messages), whether memory may be written in this context, and what each call
 touches.
 
 - ``memory`` is refused for writes when ``ctx.memory_writable`` is False
-  (subagents, flush turns); ``show`` still works.
+  (subagents, flush turns); ``show`` still works. Each write that changed a
+  file is told to the session's memory provider (``on_memory_write``).
 - The archive tools use their own SQLite connection, used by one call at a
   time (a lock), so they never share a connection — or a transaction — with
   the agent loop writing messages, or with each other from parallel batches.
@@ -21,7 +22,7 @@ touches.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,12 +31,15 @@ from kenning.archive.store import Archive
 from kenning.embed import CachedEmbedder
 from kenning.memory import memory_get, memory_search
 from kenning.memory import tool as memory_tool_mod
+from kenning.memory.store import Operation, Target, WriteResult
+from kenning.providers.base import MemoryWrite
 from kenning.search.chunks import memory_files
 from kenning.search.engine import SearchEngine
 from kenning.tools.base import Access, Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
     from kenning.home import Home
+    from kenning.providers.base import MemoryProviders
 
 _WRITE_ACTIONS = ("add", "replace", "remove")
 
@@ -55,7 +59,7 @@ def memory_tool(home: Home) -> Tool:
             )
         # The reason lands in the git commit of the write: provenance back to the session.
         inner.reason = f"memory tool, session {ctx.session_id}" if ctx.session_id else "memory tool"
-        return inner(args)
+        return inner(args, on_write=_mirror(ctx))
 
     def access(args: dict[str, Any], ctx: ToolContext) -> Access:
         if _writes(args):
@@ -71,6 +75,27 @@ def memory_tool(home: Home) -> Tool:
         access=access,
         begin_turn=inner.begin_turn,
     )
+
+
+def _mirror(ctx: ToolContext) -> memory_tool_mod.WriteObserver | None:
+    """Tells the session's memory provider of each applied write (``on_memory_write``)."""
+    providers: MemoryProviders | None = ctx.extras.get("memory_providers")
+    if providers is None:
+        return None
+
+    def tell(target: Target, operations: Sequence[Operation], result: WriteResult) -> None:
+        for op in operations:
+            providers.memory_written(
+                MemoryWrite(
+                    op.action,
+                    target.value,
+                    content=op.content or "",
+                    old_text=op.old_text or "",
+                    session_id=ctx.session_id or "",
+                )
+            )
+
+    return tell
 
 
 def _writes(args: dict[str, Any]) -> bool:

@@ -5,11 +5,15 @@
   arguments of the wrong type, ``example:boom`` with ones that make it raise;
 - tool ``shout``; embedder ``example-embedder``; import format ``example``
   (one ``role: text`` line per message); command ``example-hello``;
-  memory provider ``example-memory`` (listed only).
+- memory provider ``example-memory``: recalls the ``facts`` of its options
+  that share a word with the user's message, and appends each hook it hears
+  (``sync_turn``, ``on_memory_write``, ``on_session_end``) as a JSON line to
+  the file its ``log`` option names.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ from kenning.archive.importers.common import ImportedSession, ParsedImport
 from kenning.archive.store import Message
 from kenning.models.registry import ModelRequest
 from kenning.models.types import ChatMessage, Model, ToolSpec
+from kenning.providers import MemoryProvider, MemoryWrite, ProviderSetup
 from kenning.testing import FakeEmbedder, FunctionModel, tool_call
 
 _ARGUMENTS: dict[str, Callable[[str], dict[str, Any]]] = {
@@ -65,6 +70,34 @@ def _parse(path: Path) -> ParsedImport:
     return ParsedImport("example", [str(path)], [session])
 
 
+class ExampleMemory(MemoryProvider):
+    name = "example memory"
+
+    def __init__(self, setup: ProviderSetup) -> None:
+        self.facts = [str(fact) for fact in setup.options.get("facts", [])]
+        log = setup.options.get("log")
+        self.log = Path(log) if log else None
+
+    def prefetch(self, query: str) -> str | None:
+        words = set(query.lower().split())
+        hits = [fact for fact in self.facts if words & set(fact.lower().split())]
+        return "\n".join(hits) or None
+
+    def _record(self, *entry: Any) -> None:
+        if self.log is not None:
+            with self.log.open("a", encoding="utf-8") as out:
+                out.write(json.dumps(entry) + "\n")
+
+    def sync_turn(self, user: str, assistant: str) -> None:
+        self._record("sync_turn", user, assistant)
+
+    def on_memory_write(self, write: MemoryWrite) -> None:
+        self._record("on_memory_write", write.action, write.target, write.content)
+
+    def on_session_end(self, reason: str) -> None:
+        self._record("on_session_end", reason)
+
+
 def register_models(register: Callable[..., None]) -> None:
     register("example", _model)
 
@@ -82,7 +115,7 @@ def register_importers(register: Callable[..., None]) -> None:
 
 
 def register_memory_providers(register: Callable[..., None]) -> None:
-    register("example-memory", object())
+    register("example-memory", ExampleMemory)
 
 
 def register_commands(cli: click.Group) -> None:
