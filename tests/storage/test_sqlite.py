@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from kenning.search.models import SearchFilters
 from kenning.storage import open_storage
 from kenning.storage.records import Message
@@ -54,6 +56,8 @@ def test_an_old_database_file_is_migrated_and_its_messages_indexed(tmp_path: Pat
 CRASHING_WRITER = """
 import os, sys
 from pathlib import Path
+
+import pytest
 from kenning.storage import open_storage
 from kenning.storage.records import Message
 
@@ -83,3 +87,43 @@ def test_a_crash_mid_write_leaves_the_database_readable(tmp_path: Path) -> None:
     stored = storage.sessions.append("s1", Message("user", "and writing goes on"))
     assert stored.seq == 2
     storage.close()
+
+
+def _table_sql(db: Path, table: str) -> str:
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+        return str(row[0])
+    finally:
+        conn.close()
+
+
+def test_the_embedding_cache_table_has_one_definition(tmp_path: Path) -> None:
+    """``state.db``'s cache and the benchmarks' standalone cache file are the same table."""
+    from kenning.storage import open_embedding_cache
+
+    home = open_storage(tmp_path / "state.db")
+    home.sessions.count_messages()  # opens and migrates
+    home.close()
+    alone = open_embedding_cache(tmp_path / "cache.sqlite")
+    alone.put_many("fake@1", "p", [])
+    in_state = _table_sql(tmp_path / "state.db", "embed_cache")
+    standalone = _table_sql(tmp_path / "cache.sqlite", "embed_cache")
+    assert standalone.replace("IF NOT EXISTS ", "") == in_state
+
+
+def test_a_refused_write_is_a_storage_error_not_a_driver_one(tmp_path: Path) -> None:
+    """Callers handle ``StorageError``s without knowing the backend's driver."""
+    from kenning.storage import StorageConflict, StorageUnavailable
+
+    db = tmp_path / "state.db"
+    writer = open_storage(db)
+    writer.sessions.insert("s1", "cli", started_at=1.0)
+    with pytest.raises(StorageConflict):
+        writer.sessions.insert("s1", "cli", started_at=1.0)
+    writer.close()
+    reader = open_storage(db, read_only=True)
+    assert [s.id for s in reader.sessions.recent()] == ["s1"]
+    with pytest.raises(StorageUnavailable, match="readonly"):
+        reader.sessions.append("s1", Message("user", "refused"))
+    assert reader.settle()

@@ -54,9 +54,6 @@ class SqliteEmbeddingCache:
                 ],
             )
 
-    def close(self) -> None:
-        self._conn().close()
-
 
 def open_cache(path: Path) -> SqliteEmbeddingCache:
     """A standalone cache database (WAL, created on first use)."""
@@ -65,5 +62,5 @@ def open_cache(path: Path) -> SqliteEmbeddingCache:
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute(EMBED_CACHE_DDL)
+    conn.execute(EMBED_CACHE_DDL.replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS", 1))
     return SqliteEmbeddingCache(lambda: conn)
