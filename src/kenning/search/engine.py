@@ -11,12 +11,12 @@ what the query's time words ask for ("now", "in 2023", "before the move":
 ``when``) → optional MMR → top ``limit``.
 
 Invariants: any string is a valid query (never an FTS syntax error); scope
-filters are applied by the storage on both retrievers, so results never leak out of scope; a
-query whose words match nothing and whose best cosine is below the
-embedder's floor returns no hits; vectors of another embedder identity are
-never used (keyword mode, with a note saying how to rebuild); every search
-is recorded in ``recalls`` with what it returned; compacted messages are
-searched like any other.
+filters are applied by the storage on both retrievers, so results never
+leak out of scope; a query whose words match nothing and whose best cosine
+is below the embedder's floor returns no hits; vectors of another embedder
+identity are never used (keyword mode, with a note saying how to rebuild);
+every search is recorded in ``recalls`` with what it returned; compacted
+messages are searched like any other.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ class SearchEngine:
         self._chunks = index.VectorSet("chunk")
         self._ann = ann.ProjectedPrefilter()
         self._worker: ThreadPoolExecutor | None = None  # dense search beside FTS5, big archives
-        self._doc_count: tuple[bytes | None, int] | None = None  # (_data ids 1+10, count)
+        self._doc_count: tuple[bytes | None, int] | None = None  # (index fingerprint, count)
         self._candidates = CandidateMeta()
         self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
 
