@@ -3,8 +3,9 @@
 Every read and write of sessions, messages, the indexes, vectors, recalls and
 caches goes through the storage interface (``kenning.storage.base``); a
 PostgreSQL backend can only replace SQLite if no other module speaks SQL. The
-scan is syntactic (``ast``): ``sqlite3`` imports, ``.execute``-style calls and
-string literals that read as SQL, each reported as ``file:line``.
+scan is syntactic (``ast``): ``sqlite3`` imports, ``.execute``-style calls,
+reaching for a connection (``.conn``) and string literals that read as SQL,
+each reported as ``file:line``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ import kenning
 
 SRC = Path(kenning.__file__).parent
 EXECUTE = {"execute", "executemany", "executescript"}
+# A backend's connection, which callers would run SQL on (``archive.conn``,
+# ``storage.connection()``): only the storage itself may hold one.
+CONNECTION = {"conn", "_conn", "connection"}
 # A statement: an upper-case verb followed by the word that makes it SQL.
 STATEMENT = re.compile(
     r"^\s*(SELECT\b.*\bFROM|INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM"
@@ -76,6 +80,8 @@ def violations(root: Path = SRC) -> list[str]:
                 and node.func.attr in EXECUTE
             ):
                 found.append((str(where), line, f".{node.func.attr}(...) call"))
+            elif isinstance(node, ast.Attribute) and node.attr in CONNECTION:
+                found.append((str(where), line, f"database connection .{node.attr}"))
             elif id(node) not in docs and id(node) not in inside_fstring:
                 text = _text(node)
                 if text is not None and (STATEMENT.search(text) or FRAGMENT.search(text)):
@@ -101,6 +107,7 @@ def test_the_scan_finds_each_kind_of_sql(tmp_path: Path) -> None:
         "w = f'{col} = ?'\n"
         "b = 'BEGIN IMMEDIATE'\n"
         "fine = 'Select the best hit from the pool'\n"
+        "rows = archive.conn\n"
     )
     found = violations(pkg)
-    assert [f.split(":")[1] for f in found] == ["2", "3", "4", "5", "6"], found
+    assert [f.split(":")[1] for f in found] == ["2", "3", "4", "5", "6", "8"], found
