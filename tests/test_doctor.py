@@ -16,7 +16,6 @@ from kenning import doctor
 from kenning.archive.store import Archive, Message
 from kenning.doctor import Check, Report
 from kenning.memory.store import Target
-from kenning.search.index import sync_fts
 from kenning.skills.model import compose_skill_md
 from kenning.testing import make_home
 from kenning.testing.files import touch
@@ -62,7 +61,7 @@ def root(tmp_path: Path) -> Path:
     sid = archive.start_session("cli")
     archive.append(sid, Message("user", "how do we deploy?"))
     archive.append(sid, Message("assistant", "with the deploy skill"))
-    sync_fts(archive.conn)
+    archive.storage.index.sync()
     archive.close()
     return home.root
 

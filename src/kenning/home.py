@@ -78,7 +78,9 @@ class Home:
     def embedder(self) -> Embedder | None:
         """The configured embedder behind the state.db embedding cache; None = keyword only."""
         inner = from_config(self.config.embedding)
-        return None if inner is None else CachedEmbedder(inner, lambda: self.archive.conn)
+        return (
+            None if inner is None else CachedEmbedder(inner, self.archive.storage.embedding_cache)
+        )
 
     @cached_property
     def search(self) -> SearchEngine:

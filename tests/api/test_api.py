@@ -178,7 +178,7 @@ def test_close_closes_the_database_and_is_idempotent() -> None:
     home = Home.open()
     home.memory.add("Project uses pnpm")
     home.search("pnpm")
-    conn = home.runtime.archive.conn
+    conn = home.runtime.archive.storage.connection()
     home.close()
     home.close()  # a second close is fine
     assert home.closed
@@ -201,7 +201,7 @@ def test_close_closes_the_database_and_is_idempotent() -> None:
 def test_with_block_closes_the_home() -> None:
     with Home.open() as home:
         home.sessions.list()
-        conn = home.runtime.archive.conn
+        conn = home.runtime.archive.storage.connection()
     assert home.closed
     with pytest.raises(sqlite3.ProgrammingError):
         conn.execute("SELECT 1")

@@ -38,7 +38,7 @@ def archive(tmp_path: Path) -> Archive:
 
 
 def _messages(archive: Archive) -> int:
-    return int(archive.conn.execute("SELECT count(*) FROM messages").fetchone()[0])
+    return int(archive.storage.connection().execute("SELECT count(*) FROM messages").fetchone()[0])
 
 
 def _insert_lines(source: Path, target: Path, after: dict[int, bytes]) -> None:

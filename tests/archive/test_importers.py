@@ -36,7 +36,7 @@ def archive(tmp_path: Path) -> Archive:
 
 
 def _count(archive: Archive, table: str) -> int:
-    return int(archive.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    return int(archive.storage.connection().execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
 
 def _write(path: Path, data: Any) -> Path:

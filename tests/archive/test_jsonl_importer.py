@@ -75,7 +75,7 @@ def test_reimport_adds_nothing(archive: Archive, tmp_path: Path) -> None:
     again = import_jsonl(archive, path)
     assert (again.sessions_imported, again.messages_imported) == (0, 0)
     assert (again.sessions_skipped, again.messages_already_there) == (2, 4)
-    assert archive.conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 4
+    assert archive.storage.connection().execute("SELECT count(*) FROM messages").fetchone()[0] == 4
 
 
 def test_new_lines_of_a_known_session_are_appended_alone(archive: Archive, tmp_path: Path) -> None:

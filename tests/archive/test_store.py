@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kenning.archive import migrations
-from kenning.archive.db import ArchiveError, connect
-from kenning.archive.store import Archive, Message
+from kenning.archive.store import Archive, ArchiveError, Message
+from kenning.storage import StorageConflict
+from kenning.storage.sqlite import migrations
+from kenning.storage.sqlite.connection import connect
 
 
 def test_database_is_wal_with_recorded_migrations(tmp_path: Path) -> None:
@@ -86,7 +87,7 @@ def test_unknown_source_is_refused(tmp_path: Path) -> None:
 def test_append_many_is_all_or_nothing(tmp_path: Path) -> None:
     archive = Archive(tmp_path / "state.db")
     sid = archive.start_session("import")
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(StorageConflict):
         archive.append_many(sid, [Message("user", "ok"), Message("wizard", "bad")])  # type: ignore[arg-type]
     assert archive.messages(sid) == []
 
@@ -119,7 +120,7 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path: Path) -> None:
     shared = archive.messages("shared-session")
     assert len(shared) == 400
     assert [m.seq for m in shared] == list(range(1, 401))
-    total = archive.conn.execute("SELECT count(*) FROM messages").fetchone()[0]
+    total = archive.storage.connection().execute("SELECT count(*) FROM messages").fetchone()[0]
     assert total == 800
 
 
@@ -134,5 +135,5 @@ def test_a_clashing_generated_session_id_is_drawn_again(
     first = archive.start_session("import")
     second = archive.start_session("import")
     assert (first, second) == ("20261130-000000-aaaaaa", "20261130-000000-bbbbbb")
-    with pytest.raises(sqlite3.IntegrityError):  # a caller's own id is never replaced
+    with pytest.raises(StorageConflict):  # a caller's own id is never replaced
         archive.start_session("cli", session_id=first)

@@ -187,10 +187,14 @@ def test_dreams_md_and_automated_sessions_are_never_sources(tmp_path: Path) -> N
             ),
         )
 
-    cron_hits = home.archive.conn.execute(
-        "SELECT count(*) FROM recalls r JOIN recall_hits h ON h.recall_id = r.id "
-        "WHERE r.query IN ('staging database port', 'pgbouncer port', 'staging port')"
-    ).fetchone()[0]
+    cron_hits = (
+        home.archive.storage.connection()
+        .execute(
+            "SELECT count(*) FROM recalls r JOIN recall_hits h ON h.recall_id = r.id "
+            "WHERE r.query IN ('staging database port', 'pgbouncer port', 'staging port')"
+        )
+        .fetchone()[0]
+    )
     assert cron_hits >= 3  # the cron session's searches found it, and were recorded
 
     report = Dreamer(home).run(dry_run=True)

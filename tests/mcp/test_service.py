@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from kenning.mcp.client import payload
 from kenning.mcp.recorder import found
 from kenning.mcp.server import build_server
 from kenning.mcp.service import TURN_GAP_S
+from kenning.storage import StorageUnavailable
 
 PEER = Peer(client="test-host", version="1.0")
 
@@ -112,7 +112,7 @@ def test_recording_trouble_never_fails_a_call(
     assert service.recorder.archive is not None
 
     def refuse(*args: Any, **kwargs: Any) -> Any:
-        raise sqlite3.OperationalError("database or disk is full")
+        raise StorageUnavailable("database or disk is full")
 
     monkeypatch.setattr(service.recorder.archive, "append", refuse)
     with caplog.at_level(logging.WARNING):

@@ -57,19 +57,19 @@ def test_coverage_uses_the_index_tokenizer(archive: Archive) -> None:
     )
     engine = SearchEngine(archive, None)
     engine.index_pending()
-    conn = archive.conn
+    conn = archive.storage.index
     terms = query_terms("When is the mover coming?")  # "mover" stems like "movers"
     weights = [1.0] * len(terms)
     assert terms == ["mover", "coming"]
-    assert abstain.coverage(conn, "message_fts", terms, weights, [ids[0]]) == 1.0
-    assert abstain.coverage(conn, "message_fts", terms, weights, [ids[1]]) == 0.0
+    assert abstain.coverage(conn, "message", terms, weights, [ids[0]]) == 1.0
+    assert abstain.coverage(conn, "message", terms, weights, [ids[1]]) == 0.0
     # the best single hit counts, not the union of hits
     two = query_terms("dentist coming")
-    assert abstain.coverage(conn, "message_fts", two, [1.0, 1.0], ids[:2]) == 0.5
+    assert abstain.coverage(conn, "message", two, [1.0, 1.0], ids[:2]) == 0.5
     zh = query_terms("我喜欢喝什么茶")
-    got = abstain.coverage(conn, "message_fts", zh, [1.0] * len(zh), [ids[2]])
+    got = abstain.coverage(conn, "message", zh, [1.0] * len(zh), [ids[2]])
     assert 0.0 < got < 1.0  # 我喜 is not in the text, 喜欢 is
-    assert abstain.coverage(conn, "message_fts", [], [], [ids[0]]) == 0.0
+    assert abstain.coverage(conn, "message", [], [], [ids[0]]) == 0.0
 
 
 def test_the_verdict() -> None:

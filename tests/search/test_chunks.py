@@ -40,13 +40,13 @@ def test_sync_is_incremental_and_follows_hand_edits(home: Home, archive: Archive
     layout.memory_file.write_text("Prefers tea over coffee\n")
     layout.user_file.write_text("Name: Ada\n")
     (layout.journal_dir / "2026-01-02.md").write_text("Fixed the flaky kiwi test\n")
-    first = chunks.sync(archive.conn, layout)
+    first = chunks.sync(archive.storage, layout)
     assert (first.files_indexed, first.chunks_written) == (3, 3)
-    again = chunks.sync(archive.conn, layout)
+    again = chunks.sync(archive.storage, layout)
     assert again == chunks.ChunkSync(0, 0, 0)
     # A touch without a change re-hashes but does not re-chunk.
     os.utime(layout.user_file, ns=(time.time_ns(), time.time_ns() + 10_000_000))
-    assert chunks.sync(archive.conn, layout).chunks_written == 0
+    assert chunks.sync(archive.storage, layout).chunks_written == 0
     # A hand edit is picked up by the next search.
     layout.memory_file.write_text("Prefers green tea; coffee makes them jittery\n")
     engine = SearchEngine(archive, FakeEmbedder(), layout=layout)
@@ -55,10 +55,14 @@ def test_sync_is_incremental_and_follows_hand_edits(home: Home, archive: Archive
     assert not [h for h in engine.search("tea over coffee").hits if "over" in (h.text or "")]
     # A deleted file loses its chunks, FTS rows and vectors.
     (layout.journal_dir / "2026-01-02.md").unlink()
-    assert chunks.sync(archive.conn, layout).files_removed == 1
+    assert chunks.sync(archive.storage, layout).files_removed == 1
     assert not engine.search("flaky kiwi").hits
-    n_chunks = archive.conn.execute("SELECT count(*) FROM memory_chunks").fetchone()[0]
-    n_vectors = archive.conn.execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+    n_chunks = (
+        archive.storage.connection().execute("SELECT count(*) FROM memory_chunks").fetchone()[0]
+    )
+    n_vectors = (
+        archive.storage.connection().execute("SELECT count(*) FROM chunk_vectors").fetchone()[0]
+    )
     assert n_chunks == n_vectors == 2
 
 

@@ -149,17 +149,23 @@ def test_automated_sessions_rank_below_interactive(archive: Archive, engine: Sea
 def test_every_search_is_recorded(filled: Archive, archive: Archive, engine: SearchEngine) -> None:
     result = engine.search("postgres migration", limit=3)
     assert result.recall_id is not None
-    row = archive.conn.execute(
-        "SELECT query, mode FROM recalls WHERE id = ?", (result.recall_id,)
-    ).fetchone()
+    row = (
+        archive.storage.connection()
+        .execute("SELECT query, mode FROM recalls WHERE id = ?", (result.recall_id,))
+        .fetchone()
+    )
     assert tuple(row) == ("postgres migration", "hybrid")
-    hits = archive.conn.execute(
-        "SELECT rank, kind, item_id FROM recall_hits WHERE recall_id = ? ORDER BY rank",
-        (result.recall_id,),
-    ).fetchall()
+    hits = (
+        archive.storage.connection()
+        .execute(
+            "SELECT rank, kind, item_id FROM recall_hits WHERE recall_id = ? ORDER BY rank",
+            (result.recall_id,),
+        )
+        .fetchall()
+    )
     assert [(r[1], r[2]) for r in hits] == [(h.kind, h.id) for h in result.hits]
     engine.search("nothing at all zzqx")
-    assert archive.conn.execute("SELECT count(*) FROM recalls").fetchone()[0] == 2
+    assert archive.storage.connection().execute("SELECT count(*) FROM recalls").fetchone()[0] == 2
 
 
 def test_changed_embedding_identity_is_detected(filled: Archive, archive: Archive) -> None:
@@ -194,12 +200,17 @@ def test_lazy_embedding_small_backlog_and_big_backlog(archive: Archive) -> None:
 def test_edits_and_deletes_keep_the_index_in_step(archive: Archive, engine: SearchEngine) -> None:
     sid, ids = add_session(archive, [("Ada", "the password rotation is monthly")])
     assert engine.search("rotation").hits
-    archive.conn.execute("UPDATE messages SET content = 'we rotate keys weekly' WHERE id = ?", ids)
+    archive.storage.connection().execute(
+        "UPDATE messages SET content = 'we rotate keys weekly' WHERE id = ?", ids
+    )
     assert not engine.search("password").hits
     assert engine.search("weekly").hits[0].id == ids[0]
-    archive.conn.execute("DELETE FROM sessions WHERE id = ?", (sid,))
+    archive.storage.connection().execute("DELETE FROM sessions WHERE id = ?", (sid,))
     assert not engine.search("weekly").hits
-    assert archive.conn.execute("SELECT count(*) FROM message_vectors").fetchone()[0] == 0
+    assert (
+        archive.storage.connection().execute("SELECT count(*) FROM message_vectors").fetchone()[0]
+        == 0
+    )
 
 
 def test_tool_results_are_indexed_system_prompts_are_not(
@@ -299,14 +310,15 @@ def test_neighbours_are_found_when_sessions_interleave(
             stored = archive.append(sid, Message(role, f"{sid[:4]} message {i}"))  # type: ignore[arg-type]
             assert stored.id is not None
             ids[sid].append(stored.id)
-    cands, conn = CandidateMeta(), archive.conn
+    cands, sessions, everything = CandidateMeta(), archive.storage.sessions, SearchFilters()
     for sid, mid in ((a, ids[a][1]), (b, ids[b][1])):
-        meta = cands.with_neighbours(conn, list(cands.lookup(conn, [mid], "", [])), "", [])
+        found = cands.lookup(sessions, [mid], everything)
+        meta = cands.with_neighbours(sessions, list(found), everything)
         expected = {ids[sid][0], ids[sid][1]} | ({ids[sid][2]} if sid == a else set())
         assert set(meta) == expected
-    scoped, params = SearchFilters(roles=("user",)).message_sql()
+    scoped = SearchFilters(roles=("user",))
     meta = cands.with_neighbours(
-        conn, list(cands.lookup(conn, [ids[a][1]], scoped, params)), scoped, params
+        sessions, list(cands.lookup(sessions, [ids[a][1]], scoped)), scoped
     )
     assert set(meta) == set(ids[a][:3])
 
@@ -322,7 +334,6 @@ def test_term_counts_follow_index_changes(archive: Archive, engine: SearchEngine
 
 
 def test_a_reply_is_embedded_with_what_it_answers_a_statement_alone(archive: Archive) -> None:
-    from kenning.search import index
 
     sid = archive.start_session("cli")
     for role, text in [
@@ -332,7 +343,7 @@ def test_a_reply_is_embedded_with_what_it_answers_a_statement_alone(archive: Arc
         ("user", "Also: deploys freeze on Fridays."),
     ]:
         archive.append(sid, Message(role, text))  # type: ignore[arg-type]
-    passages = index.pending_passages(archive.conn)
+    passages = archive.storage.vectors.pending_passages()
     assert passages == [
         "user: Where is the staging database?",
         "user: Where is the staging database?\nassistant: On db-7, port 5433.",
@@ -352,13 +363,13 @@ def test_vectors_of_an_older_passage_recipe_are_re_embedded_without_a_command(
     fake = FakeEmbedder()
     engine = SearchEngine(archive, fake)
     engine.index_pending()
-    stored = json.loads(index.state_get(archive.conn, "identity") or "{}")
+    conn = archive.storage.connection()  # type: ignore[attr-defined]
+    row = conn.execute("SELECT value FROM search_state WHERE key = 'identity'").fetchone()
+    stored = json.loads(row[0])
     stored["passage"] = "prev+current v1"
-    with index.write_txn(archive.conn):
-        index.state_set(archive.conn, "identity", json.dumps(stored))
-    assert index.check_identity(archive.conn, fake) is None  # same model: no rebuild asked for
+    conn.execute("UPDATE search_state SET value = ? WHERE key = 'identity'", (json.dumps(stored),))
+    assert archive.storage.vectors.check_identity(fake) is None  # same model: no rebuild asked for
     report = SearchEngine(archive, fake).index_pending()
     assert report.messages_embedded == 2
-    assert json.loads(index.state_get(archive.conn, "identity") or "{}")["passage"] == (
-        index.PASSAGE_RECIPE
-    )
+    identity = archive.storage.vectors.stored_identity()
+    assert identity is not None and identity.passage == index.PASSAGE_RECIPE

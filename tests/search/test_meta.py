@@ -15,13 +15,13 @@ def test_refresh_sees_new_messages_from_another_connection(tmp_path: Path) -> No
     system = writer.append(sid, Message("system", "a note"))
     reader = Archive(tmp_path / "state.db")
     meta = MessageMeta()
-    meta.refresh(reader.conn)
+    meta.refresh(reader.storage.sessions)
     assert meta.lookup([first.id, system.id, 999]) == {
         first.id: (sid, first.created_at, 1)
     }  # system messages and unknown ids are left out
     other = writer.start_session("cli")
     later = writer.append(other, Message("assistant", "again"))
-    meta.refresh(reader.conn)
+    meta.refresh(reader.storage.sessions)
     assert meta.lookup([later.id])[later.id][0] == other and len(meta.names) == 2
-    meta.refresh(reader.conn)  # nothing new: no duplicates
+    meta.refresh(reader.storage.sessions)  # nothing new: no duplicates
     assert len(meta.ids) == 3

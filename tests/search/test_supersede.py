@@ -8,7 +8,6 @@ from kenning.archive.store import Archive, Message
 from kenning.search import supersede as sup
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.search.lexical import stems
 from kenning.search.text import query_terms
 from kenning.testing import FakeEmbedder
 
@@ -286,7 +285,7 @@ def test_two_things_said_about_the_same_people_are_not_one_statement() -> None:
 
 
 def test_words_are_compared_as_the_index_stems_them(archive: Archive) -> None:
-    assert stems(archive.conn, ["awards", "received", "Rodaniz's", "部署"]) == [
+    assert archive.storage.index.stems(["awards", "received", "Rodaniz's", "部署"]) == [
         "award",
         "receiv",
         "rodaniz",

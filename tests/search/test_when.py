@@ -220,7 +220,7 @@ def test_before_an_event_uses_the_event_date(archive: Archive) -> None:
     after = engine_for(archive).search("which city did I live in after the move is done")
     assert after.hits[0].id in (ids["berlin"], ids["lisbon"])
     # the event lookups were not recorded as recalls: three searches, three rows
-    assert archive.conn.execute("SELECT count(*) FROM recalls").fetchone()[0] == 3
+    assert archive.storage.connection().execute("SELECT count(*) FROM recalls").fetchone()[0] == 3
 
 
 def test_an_event_never_mentioned_dates_nothing(archive: Archive) -> None:

@@ -2,5 +2,7 @@
 
 ``state.db`` in the home is the truth for transcripts and an index for the
 memory files. It runs in WAL mode so readers never block the writer, and its
-schema changes only through the ordered migrations in ``migrations``.
+schema changes only through the ordered migrations in
+``kenning.storage.sqlite.migrations``; every read and write goes through
+``kenning.storage``.
 """

@@ -247,17 +247,7 @@ class SessionSearch:
         )
 
     def _chain_root(self, session_id: str) -> str:
-        seen = {session_id}
-        current = session_id
-        while True:
-            row = self.archive.conn.execute(
-                "SELECT parent_id FROM sessions WHERE id = ?", (current,)
-            ).fetchone()
-            parent = row[0] if row else None
-            if parent is None or parent in seen:
-                return current
-            seen.add(parent)
-            current = parent
+        return self.archive.root_session(session_id)
 
 
 def _day(raw: Any) -> float | None:

@@ -15,7 +15,6 @@ so the dense baseline scores exactly what hybrid search fuses.
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,10 +23,10 @@ import numpy as np
 
 from kenning.archive.store import Archive
 from kenning.embed.base import Calibration, Embedder, EmbedderIdentity, Vectors
-from kenning.search import index
 from kenning.search.ann import select_top
 from kenning.search.engine import SearchEngine
 from kenning.search.text import baseline_fts_query, cjk_index_text, cjk_query_text, doc_text
+from kenning.storage.sqlite.baseline import PlainFts
 
 DEPTH = 50
 SYSTEMS = ("fts5_porter_or", "dense", "kenning")
@@ -89,31 +88,26 @@ class Corpus:
         self.archive = archive
         self.engine = engine
         self.embedder = embedder
-        self.fts = sqlite3.connect(":memory:")
+        self.fts = PlainFts()
         self.session_of: dict[int, str] = {}
         self.ids = np.zeros(0, dtype=np.int64)
         self.vectors = np.zeros((0, embedder.identity.dims), dtype=np.float32)
 
     def pending_passages(self) -> list[str]:
         """What indexing will embed (to warm a cache in one batch across many corpora)."""
-        return index.pending_passages(self.archive.conn)
+        return self.archive.storage.vectors.pending_passages()
 
     def prepare(self, progress: Progress | None = None, *, batch: int = 128) -> None:
         self.engine.index_pending(progress=progress, batch=batch)
-        rows = self.archive.conn.execute(
-            "SELECT id, session_id, role, speaker, content FROM messages ORDER BY id"
-        ).fetchall()
-        self.session_of = {int(r[0]): str(r[1]) for r in rows}
-        self.fts.execute("CREATE VIRTUAL TABLE f USING fts5(body, tokenize='porter unicode61')")
-        self.fts.executemany(
-            "INSERT INTO f (rowid, body) VALUES (?, ?)",
-            [(r[0], cjk_index_text(doc_text(r[3], r[2], r[4]))) for r in rows],
+        storage = self.archive.storage
+        rows = storage.sessions.all_messages()
+        self.session_of = {int(m.id or 0): str(m.session_id) for m in rows}
+        self.fts.add(
+            (int(m.id or 0), cjk_index_text(doc_text(m.speaker, m.role, m.content))) for m in rows
         )
-        vec_rows = self.archive.conn.execute(
-            "SELECT message_id, v FROM message_vectors ORDER BY message_id"
-        ).fetchall()
-        self.ids = np.array([r[0] for r in vec_rows], dtype=np.int64)
-        self.vectors = np.frombuffer(b"".join(r[1] for r in vec_rows), dtype=np.float32).reshape(
+        vec_rows = sorted(storage.vectors.since("message", 0), key=lambda r: r[1])
+        self.ids = np.array([r[1] for r in vec_rows], dtype=np.int64)
+        self.vectors = np.frombuffer(b"".join(r[2] for r in vec_rows), dtype=np.float32).reshape(
             len(vec_rows), -1
         )
 
@@ -126,8 +120,7 @@ class Corpus:
         match = baseline_fts_query(cjk_query_text(text))
         if not match:
             return []
-        sql = "SELECT rowid FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT ?"
-        return [int(r[0]) for r in self.fts.execute(sql, (match, DEPTH))]
+        return self.fts.match(match, DEPTH)
 
     def dense(self, text: str) -> list[int]:
         cos = self.vectors @ self.embedder.embed_query(text)

@@ -136,10 +136,8 @@ def run(
             import_locomo(state.archive, data, sample_ids=[conv.sample_id])
             state.prepare(progress)
             by_dia = {
-                str(r[1]): (int(r[0]), str(r[2]))
-                for r in state.archive.conn.execute(
-                    "SELECT id, json_extract(meta, '$.dia_id'), session_id FROM messages"
-                )
+                dia: (mid, sid)
+                for dia, mid, sid in state.archive.storage.sessions.by_meta_key("dia_id")
             }
             qs = []
             for qa in conv.qa:

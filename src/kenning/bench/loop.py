@@ -30,7 +30,6 @@ from kenning.config import Config, EmbeddingConfig, HistoryConfig
 from kenning.home import Home
 from kenning.models.types import ChatMessage, ToolSpec
 from kenning.runtime.factory import build_tools
-from kenning.search import index
 from kenning.testing.models import FunctionModel, tool_call
 
 
@@ -64,7 +63,7 @@ class _TimedModel(FunctionModel):
 
 def _fill(home: Home, n_messages: int, progress: Callable[[str, int], None] | None) -> None:
     fill_archive(home.archive, n_messages, random.Random(11), progress=progress, stage="archive")
-    index.sync_fts(home.archive.conn)
+    home.archive.storage.index.sync()
 
 
 def _turns(home: Home, workdir: Path, turns: int, progress: Any) -> list[float]:

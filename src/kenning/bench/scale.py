@@ -28,7 +28,6 @@ recall of the exact top 10 and top 200 (the pool the ranking draws on).
 from __future__ import annotations
 
 import random
-import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -44,6 +43,7 @@ from kenning.embed.base import Calibration, EmbedderIdentity
 from kenning.search import ann, index
 from kenning.search.engine import SearchEngine
 from kenning.search.text import fts_or_query, query_terms
+from kenning.storage import Storage
 from kenning.testing.vectors import embedding_like, embedding_like_for
 
 DIMS = 384  # multilingual-e5-small
@@ -220,19 +220,19 @@ def run(
     with tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir) as tmp:
         db = Path(tmp) / "state.db"
         archive = Archive(db)
-        conn = archive.conn
+        storage = archive.storage
         start = time.perf_counter()
         fill_archive(archive, n_messages, rng, progress=progress)
         append_s = time.perf_counter() - start
         fts_start = time.perf_counter()
-        index.sync_fts(conn)
+        storage.index.sync()
         fts_s = time.perf_counter() - fts_start
         embedder = _SyntheticEmbedder()
-        _store_vectors(conn, embedder, progress)
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        _store_vectors(storage, embedder, progress)
+        storage.checkpoint()
         db_mb = sum(p.stat().st_size for p in Path(tmp).glob("state.db*")) / 2**20
         qs = _queries(rng, queries)
-        dense = _dense_comparison(conn, [embedder.embed_query(q) for q in qs])
+        dense = _dense_comparison(storage, [embedder.embed_query(q) for q in qs])
         approximate = 0 < config.approximate_above <= n_messages
         engines = {
             "lexical": SearchEngine(archive, None, record_recalls=False),
@@ -248,11 +248,7 @@ def run(
         for query in qs:
             fts_query = fts_or_query(query_terms(query))
             t0 = time.perf_counter()
-            conn.execute(
-                "SELECT rowid FROM message_fts WHERE message_fts MATCH ? "
-                "ORDER BY bm25(message_fts) LIMIT 10",
-                (fts_query,),
-            ).fetchall()
+            storage.index.match_plain(fts_query, 10)
             times["raw_fts5"].append((time.perf_counter() - t0) * 1000)
             top: dict[str, set[int]] = {}
             for name, engine in engines.items():
@@ -282,10 +278,10 @@ def run(
     return report
 
 
-def _dense_comparison(conn: sqlite3.Connection, queries: list[np.ndarray]) -> dict[str, object]:
+def _dense_comparison(storage: Storage, queries: list[np.ndarray]) -> dict[str, object]:
     """Dense retrieval alone: exact scan vs projected prefilter, same vectors and queries."""
-    vectors = index.VectorSet("message_vectors", "message_id", "vector_deletes")
-    vectors.refresh(conn, DIMS)
+    vectors = index.VectorSet("message")
+    vectors.refresh(storage.vectors, DIMS)
     matrix, pool = vectors.matrix, 200
     prefilter = ann.ProjectedPrefilter()
     start = time.perf_counter()
@@ -314,22 +310,17 @@ def _dense_comparison(conn: sqlite3.Connection, queries: list[np.ndarray]) -> di
 
 
 def _store_vectors(
-    conn: sqlite3.Connection,
+    storage: Storage,
     embedder: _SyntheticEmbedder,
     progress: Callable[[str, int], None] | None,
 ) -> None:
-    index.claim_identity(conn, embedder)
-    ids = [r[0] for r in conn.execute("SELECT message_id FROM search_embed_queue ORDER BY 1")]
+    storage.vectors.claim_identity(embedder)
+    ids = storage.vectors.queued()
     rng = np.random.default_rng(1)
     for start in range(0, len(ids), 10_000):
         chunk = ids[start : start + 10_000]
         vectors = embedding_like(rng, len(chunk), DIMS)
-        with index.write_txn(conn):
-            conn.executemany(
-                "INSERT INTO message_vectors (message_id, v) VALUES (?, ?)",
-                [(i, v.tobytes()) for i, v in zip(chunk, vectors, strict=True)],
-            )
-            conn.execute("DELETE FROM search_embed_queue WHERE message_id <= ?", (chunk[-1],))
+        storage.vectors.put_messages(list(zip(chunk, vectors, strict=True)))
         if progress is not None:
             progress("vectors", len(chunk))
 

@@ -93,12 +93,10 @@ def run(
     with tempfile.TemporaryDirectory(prefix="kenning-when-") as tmp:
         archive = Archive(Path(tmp) / "state.db")
         import_jsonl(archive, data / "archive.jsonl")
-        by_ref = {
-            str(r[0]): int(r[1])
-            for r in archive.conn.execute("SELECT json_extract(meta, '$.id'), id FROM messages")
-        }
-        newest = archive.conn.execute("SELECT max(created_at) FROM messages").fetchone()[0]
-        now = float(newest) + 86_400.0
+        sessions = archive.storage.sessions
+        by_ref = {ref: mid for ref, mid, _ in sessions.by_meta_key("id")}
+        newest = sessions.newest_message_at()
+        now = float(newest or 0.0) + 86_400.0
         with_time = SearchEngine(
             archive, embedder, SearchConfig(), params=params, clock=lambda: now
         )

@@ -114,9 +114,7 @@ def _run(state: CliState, *, rebuild: bool) -> None:
     engine = state.home().search
     _, missing = engine.pending()
     if rebuild:  # everything is embedded again, not just what is pending now
-        missing = engine.conn.execute(
-            "SELECT count(*) FROM messages WHERE role != 'system'"
-        ).fetchone()[0]
+        missing = engine.storage.sessions.count_messages(include_system=False)
     with click.progressbar(length=max(missing, 1), label="embedding", file=sys.stderr) as bar:
         action = engine.rebuild if rebuild else engine.index_pending
         report = action(progress=bar.update)

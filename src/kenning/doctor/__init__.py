@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sqlite3
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from kenning import gitlocks
 from kenning.config import Config
-from kenning.doctor.archive_checks import check_archive, switch_to_wal
+from kenning.doctor.archive_checks import check_archive, journal_mode, switch_to_wal
 from kenning.doctor.home_checks import (
     check_config,
     check_git_locks,
@@ -40,6 +39,7 @@ from kenning.paths import HomeLayout
 from kenning.skills import leftovers
 from kenning.skills.library import SkillLibrary
 from kenning.skills.transaction import LOCK_FILE
+from kenning.storage import StorageError
 
 __all__ = ["Check", "Report", "Status", "diagnose", "repair"]
 
@@ -104,8 +104,8 @@ def repair(root: Path) -> list[str]:
         with contextlib.suppress(OSError), held(target):  # its writers' lock; clears its temps
             done.append(f"removed {path.relative_to(root)} (temp file of {target.name})")
     db = HomeLayout(root).state_db
-    with contextlib.suppress(sqlite3.Error, OSError):
-        if db.is_file() and _journal_mode(db) != "wal":
+    with contextlib.suppress(StorageError, OSError):
+        if db.is_file() and journal_mode(db) != "wal":
             switched = switch_to_wal(db)
             if switched:
                 done.append(switched)
@@ -116,11 +116,3 @@ def _target_of(temp: Path) -> Path:
     """The file a temp was written for: ``.MEMORY.md.x1y2z3.tmp`` -> ``MEMORY.md``."""
     stem = temp.name[1 : -len(".tmp")]
     return temp.with_name(stem.rsplit(".", 1)[0])
-
-
-def _journal_mode(db: Path) -> str:
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        return str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower()
-    finally:
-        conn.close()

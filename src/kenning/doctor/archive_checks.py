@@ -1,26 +1,23 @@
 """Checks of ``state.db``: it opens, it is sound, it is Kenning's, and its search index is in step.
 
-The database is opened read-only and never migrated. If no ``-wal`` file
-exists, no connection is open (SQLite removes it when the last one closes),
-so the file is opened ``immutable``: that creates no ``-wal``/``-shm`` files,
-and doctor writes nothing. Otherwise a normal read-only connection shares
-the live WAL. The embedder is only *built* from the config, to read its
-identity; no model is loaded.
+The database is looked at read-only and never migrated, creating no file
+(``storage.sqlite.inspect``). The embedder is only *built* from the config,
+to read its identity; no model is loaded.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 from pathlib import Path
-from urllib.parse import quote
 
-from kenning.archive import migrations
 from kenning.config import Config
 from kenning.doctor.model import Check, ok
-
-_HEADER = b"SQLite format 3\x00"
+from kenning.search.index import recipe_changed
+from kenning.storage import StorageError
+from kenning.storage.sqlite import inspect as sqlite_inspect
+from kenning.storage.sqlite.inspect import HEADER as _HEADER
+from kenning.storage.sqlite.inspect import Inspection, inspect, is_wal_file
 
 
 def check_archive(db: Path, cfg: Config, cmd: str) -> list[Check]:
@@ -41,35 +38,18 @@ def check_archive(db: Path, cfg: Config, cmd: str) -> list[Check]:
         header = handle.read(20)
     if st.st_size and header[: len(_HEADER)] != _HEADER:
         return [_damaged(db, "it is not a SQLite database")]
-    # Bytes 18-19 of the header say the file's journal mode (2 = WAL); a PRAGMA
-    # would report the mode of doctor's own immutable connection instead.
-    wal = header[18:20] == b"\x02\x02"
     try:
-        conn = _open_readonly(db)
-    except sqlite3.Error as exc:
+        facts = inspect(db)
+    except StorageError as exc:
         return [_damaged(db, str(exc))]
-    try:
-        return _check_open(conn, db, cfg, cmd, wal=wal or not st.st_size)
-    except sqlite3.DatabaseError as exc:
-        return [_damaged(db, str(exc))]
-    finally:
-        conn.close()
+    return _checks(facts, db, cfg, cmd, wal=is_wal_file(header) or not st.st_size)
 
 
-def _check_open(
-    conn: sqlite3.Connection, db: Path, cfg: Config, cmd: str, *, wal: bool
-) -> list[Check]:
-    problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
-    if problems != ["ok"]:
-        return [_damaged(db, "; ".join(problems[:5]))]
+def _checks(facts: Inspection, db: Path, cfg: Config, cmd: str, *, wal: bool) -> list[Check]:
+    if facts.problems != ["ok"]:
+        return [_damaged(db, "; ".join(facts.problems[:5]))]
     checks = []
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-    done = (
-        {row[0] for row in conn.execute("SELECT name FROM _migrations")}
-        if "_migrations" in tables
-        else set()
-    )
-    known = [name for name, _ in migrations.MIGRATIONS]
+    known, done = facts.migrations_known, facts.migrations_done
     newer = sorted(done - set(known))
     if newer:
         return [
@@ -81,12 +61,7 @@ def _check_open(
             )
         ]
     pending = [name for name in known if name not in done]
-    messages = (
-        int(conn.execute("SELECT count(*) FROM messages").fetchone()[0])
-        if "messages" in tables
-        else 0
-    )
-    summary = f"sound ({messages:,} messages"
+    summary = f"sound ({facts.messages:,} messages"
     summary += f"; {len(pending)} schema step(s) run on next use)" if pending else ")"
     if not wal:
         checks.append(
@@ -100,25 +75,16 @@ def _check_open(
         )
     else:
         checks.append(ok("archive", summary))
-    if "message_fts" in tables and "search_fts_queue" in tables:
-        checks.append(_check_fts(conn, cmd))
-    if "search_state" in tables and "search_embed_queue" in tables:
-        checks.append(_check_vectors(conn, cfg, cmd))
+    if facts.fts_queued is not None:
+        checks.append(_check_fts(facts, cmd))
+    if facts.embed_queued is not None:
+        checks.append(_check_vectors(facts, cfg, cmd))
     return checks
 
 
-def _check_fts(conn: sqlite3.Connection, cmd: str) -> Check:
+def _check_fts(facts: Inspection, cmd: str) -> Check:
     """Every searchable message has a full-text row or is queued for one; no row is orphaned."""
-    missing = conn.execute(
-        "SELECT count(*) FROM messages m WHERE m.role != 'system' "
-        "AND NOT EXISTS (SELECT 1 FROM message_fts f WHERE f.rowid = m.id) "
-        "AND NOT EXISTS (SELECT 1 FROM search_fts_queue q WHERE q.message_id = m.id)"
-    ).fetchone()[0]
-    orphans = conn.execute(
-        "SELECT count(*) FROM message_fts f "
-        "WHERE NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = f.rowid)"
-    ).fetchone()[0]
-    queued = conn.execute("SELECT count(*) FROM search_fts_queue").fetchone()[0]
+    missing, orphans, queued = facts.fts_missing or 0, facts.fts_orphans or 0, facts.fts_queued
     if missing or orphans:
         return Check(
             "full-text",
@@ -131,12 +97,12 @@ def _check_fts(conn: sqlite3.Connection, cmd: str) -> Check:
     return ok("full-text", f"in step with the archive{note}")
 
 
-def _check_vectors(conn: sqlite3.Connection, cfg: Config, cmd: str) -> Check:
+def _check_vectors(facts: Inspection, cfg: Config, cmd: str) -> Check:
     from kenning.embed import EmbedderError, from_config
-    from kenning.search import index
+    from kenning.search.index import IndexIdentity
 
-    waiting = int(conn.execute("SELECT count(*) FROM search_embed_queue").fetchone()[0])
-    stored = index.stored_identity(conn)
+    waiting = facts.embed_queued or 0
+    stored = facts.identity
     try:
         embedder = from_config(cfg.embedding)  # built, not loaded
     except EmbedderError as exc:
@@ -144,12 +110,13 @@ def _check_vectors(conn: sqlite3.Connection, cfg: Config, cmd: str) -> Check:
     if embedder is None:
         held = f"; vectors of {stored.describe()} are kept but unused" if stored else ""
         return ok("embeddings", f"keyword-only search ([embedding] provider = 'none'){held}")
-    problem = index.check_identity(conn, embedder)
-    if problem is not None:
+    current = IndexIdentity.of(embedder)
+    if stored is not None and stored != current and not recipe_changed(stored, current):
         return Check(
             "embeddings",
             "fail",
-            problem.split("; run")[0],
+            f"the stored vectors were built with {stored.describe()}, but the configured "
+            f"embedder is {current.describe()}",
             fix=f"`{cmd} index rebuild` re-embeds every message with the configured embedder "
             "(or set [embedding] back to the one that built them)",
         )
@@ -176,19 +143,10 @@ def _damaged(db: Path, why: str) -> Check:
     )
 
 
-def _open_readonly(db: Path) -> sqlite3.Connection:
-    live = db.with_name(db.name + "-wal").exists()
-    flag = "mode=ro" if live else "immutable=1"
-    conn = sqlite3.connect(f"file:{quote(str(db))}?{flag}", uri=True)
-    conn.execute("PRAGMA query_only = ON")
-    return conn
-
-
 def switch_to_wal(db: Path) -> str | None:
     """Put a sound ``state.db`` in WAL mode (``--fix``); what was done, or None."""
-    conn = sqlite3.connect(db, timeout=30)
-    try:
-        mode = str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]).lower()
-    finally:
-        conn.close()
-    return "state.db: switched to WAL journal mode" if mode == "wal" else None
+    return "state.db: switched to WAL journal mode" if sqlite_inspect.switch_to_wal(db) else None
+
+
+def journal_mode(db: Path) -> str:
+    return sqlite_inspect.journal_mode(db)

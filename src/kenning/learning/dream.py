@@ -179,13 +179,13 @@ class Dreamer:
     def candidates(self, now: datetime, days: int) -> list[src.Candidate]:
         """Candidates with a source in the last ``days`` days, near-duplicates merged."""
         first = now.date() - timedelta(days=max(1, days) - 1)
-        conn = self.home.archive.conn
+        storage = self.home.archive.storage
         items = src.interactive_items(
-            self.home, src.journal_items(self.home, first, now.date()), conn
+            self.home, src.journal_items(self.home, first, now.date()), storage
         )
         since = datetime.combine(first, datetime.min.time()).timestamp()
-        hits = src.recall_hits(conn, since)
-        chunks = src.chunk_lines(conn, (h.item_id for h in hits if h.kind == "chunk"))
+        hits = src.recall_hits(storage, since)
+        chunks = src.chunk_lines(storage, (h.item_id for h in hits if h.kind == "chunk"))
         by_text: dict[str, src.Candidate] = {}
 
         def add(text: str, ref: src.SourceRef) -> src.Candidate:
@@ -208,7 +208,7 @@ class Dreamer:
             for (item_day, line), candidate in located.items():
                 if item_day == day and start <= line <= end and terms & candidate.tokens:
                     candidate.recalls[hit.recall.recall_id] = hit.recall
-        for hit, text, ref in src.recalled_messages(conn, hits):
+        for hit, text, ref in src.recalled_messages(storage, hits):
             add(text, ref).recalls[hit.recall.recall_id] = hit.recall
         return merge_near_duplicates(list(by_text.values()))
 
@@ -264,7 +264,7 @@ class Dreamer:
         window = cfg.max_age_days + cfg.rem_days
         scored = rank([score(c, now, theme_words) for c in self.candidates(now, window)])
         first = now.date() - timedelta(days=max(1, window) - 1)
-        later = superseders(src.said_since(self.home, self.home.archive.conn, first))
+        later = superseders(src.said_since(self.home, self.home.archive.storage, first))
         new_entries = list(entries)
         for item in scored:
             item.superseded_by = later(item.candidate)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -35,6 +34,7 @@ from typing import Literal
 from kenning.home import Home
 from kenning.journal import JournalError
 from kenning.search.text import query_terms
+from kenning.storage import Sessions, Storage
 
 INTERACTIVE = frozenset({"cli", "run", "mcp"})
 MIN_CHARS = 12
@@ -187,16 +187,11 @@ def _parse_day(day: date, text: str) -> list[JournalItem]:
     return items
 
 
-def flush_sources(conn: sqlite3.Connection, first: date, last: date) -> dict[str, str]:
+def flush_sources(sessions: Sessions, first: date, last: date) -> dict[str, str]:
     """normalised journal text -> source of the session whose flush appended it."""
     since = datetime.combine(first - timedelta(days=1), datetime.min.time()).timestamp()
     until = datetime.combine(last + timedelta(days=2), datetime.min.time()).timestamp()
-    rows = conn.execute(
-        "SELECT m.tool_calls, s.source FROM messages m JOIN sessions s ON s.id = m.session_id "
-        "WHERE m.role = 'assistant' AND m.tool_calls LIKE '%journal_append%' "
-        "AND m.created_at BETWEEN ? AND ?",
-        (since, until),
-    ).fetchall()
+    rows = sessions.journal_flushes(since, until)
     found: dict[str, str] = {}
     for raw_calls, source in rows:
         for name, args in _calls(raw_calls):
@@ -222,13 +217,11 @@ def _calls(raw: str | None) -> Iterable[tuple[str, dict[str, object]]]:
             yield str(call.get("name", "")), args
 
 
-def interactive_items(
-    home: Home, items: list[JournalItem], conn: sqlite3.Connection
-) -> list[JournalItem]:
+def interactive_items(home: Home, items: list[JournalItem], storage: Storage) -> list[JournalItem]:
     """Items whose entry came from a person, an MCP host or an interactive session's flush."""
     if not items:
         return []
-    flushed = flush_sources(conn, min(i.day for i in items), max(i.day for i in items))
+    flushed = flush_sources(storage.sessions, min(i.day for i in items), max(i.day for i in items))
     kept = []
     for item in items:
         if item.source in ("cli", "mcp"):
@@ -258,14 +251,10 @@ class Hit:
     item_id: int
 
 
-def recall_hits(conn: sqlite3.Connection, since: float) -> list[Hit]:
+def recall_hits(storage: Storage, since: float) -> list[Hit]:
     """Every hit of every recall since ``since`` that an interactive session (or a person) made."""
-    rows = conn.execute(
-        "SELECT r.id, r.query, r.at, h.kind, h.item_id, h.rank FROM recalls r "
-        "JOIN recall_hits h ON h.recall_id = r.id WHERE r.at >= ? ORDER BY r.id, h.rank",
-        (since,),
-    ).fetchall()
-    automated = _automated_searches(conn, since - _ATTRIBUTION_WINDOW_S)
+    rows = storage.recalls.hits_since(since)
+    automated = _automated_searches(storage.sessions, since - _ATTRIBUTION_WINDOW_S)
     hits = []
     for rid, query, at, kind, item_id, rank in rows:
         if _made_by_automation(str(query), float(at), automated):
@@ -275,16 +264,9 @@ def recall_hits(conn: sqlite3.Connection, since: float) -> list[Hit]:
     return hits
 
 
-def _automated_searches(conn: sqlite3.Connection, since: float) -> dict[str, list[float]]:
+def _automated_searches(sessions: Sessions, since: float) -> dict[str, list[float]]:
     """normalised query -> times automated sessions asked it (their archived calls)."""
-    marks = " OR ".join("m.tool_calls LIKE ?" for _ in _SEARCH_TOOLS)
-    placeholders = ",".join("?" * len(INTERACTIVE))
-    rows = conn.execute(
-        "SELECT m.tool_calls, m.created_at FROM messages m JOIN sessions s "
-        f"ON s.id = m.session_id WHERE m.role = 'assistant' AND ({marks}) "
-        f"AND s.source NOT IN ({placeholders}) AND m.created_at >= ?",
-        (*(f"%{t}%" for t in _SEARCH_TOOLS), *sorted(INTERACTIVE), since),
-    ).fetchall()
+    rows = sessions.tool_calls_since(list(_SEARCH_TOOLS), sorted(INTERACTIVE), since)
     found: dict[str, list[float]] = {}
     for raw, created in rows:
         for name, args in _calls(raw):
@@ -298,40 +280,29 @@ def _made_by_automation(query: str, at: float, automated: dict[str, list[float]]
     return any(0 <= at - t <= _ATTRIBUTION_WINDOW_S for t in automated.get(normalise(query), ()))
 
 
-def chunk_lines(conn: sqlite3.Connection, ids: Iterable[int]) -> dict[int, tuple[date, int, int]]:
+def chunk_lines(storage: Storage, ids: Iterable[int]) -> dict[int, tuple[date, int, int]]:
     """chunk id -> (journal day, first line, last line), for chunks of journal day files."""
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    rows = conn.execute(
-        "SELECT id, path, line_start, line_end FROM memory_chunks "
-        "WHERE id IN (SELECT value FROM json_each(?))",
-        (json.dumps(wanted),),
-    ).fetchall()
     found = {}
-    for cid, path, start, end in rows:
+    for cid, path, start, end in storage.chunks.lines(wanted):
         match = _DAY_PATH.match(str(path))
         if match:  # journal day files only: never DREAMS.md, MEMORY.md or extra paths
             found[int(cid)] = (date.fromisoformat(match.group(1)), int(start), int(end))
     return found
 
 
-def recalled_messages(
-    conn: sqlite3.Connection, hits: list[Hit]
-) -> list[tuple[Hit, str, SourceRef]]:
+def recalled_messages(storage: Storage, hits: list[Hit]) -> list[tuple[Hit, str, SourceRef]]:
     """(hit, candidate text, source) for message hits in interactive sessions."""
     ids = sorted({h.item_id for h in hits if h.kind == "message"})
     if not ids:
         return []
-    rows = conn.execute(
-        "SELECT m.id, m.session_id, m.seq, m.role, m.content, m.meta, m.created_at, s.source "
-        "FROM messages m JOIN sessions s ON s.id = m.session_id "
-        "WHERE m.id IN (SELECT value FROM json_each(?))",
-        (json.dumps(ids),),
-    ).fetchall()
     usable = {}
-    for mid, sid, seq, role, content, meta, created, source in rows:
-        flags = json.loads(meta) if meta else {}
+    for message, source in storage.sessions.with_source(ids):
+        mid, sid, seq, role = message.id or 0, message.session_id, message.seq, message.role
+        content, created = message.content, message.created_at or 0.0
+        flags = message.meta or {}
         internal = isinstance(flags, dict) and (flags.get("flush") or "compaction" in flags)
         if source in INTERACTIVE and role in ("user", "assistant") and not internal:
             day = datetime.fromtimestamp(float(created)).date()
@@ -374,23 +345,22 @@ class Statement:
         return frozenset(query_terms(self.text))
 
 
-def said_since(home: Home, conn: sqlite3.Connection, first: date) -> list[Statement]:
+def said_since(home: Home, storage: Storage, first: date) -> list[Statement]:
     """Everything a person or an interactive session said from ``first`` on: the
     journal items dreaming would read and the user's and assistant's messages
     (their sentences when long), whether recalled or not — what a candidate is
     checked against before promotion, so a fact corrected later is never promoted."""
-    items = interactive_items(home, journal_items(home, first, date.max), conn)
+    items = interactive_items(home, journal_items(home, first, date.max), storage)
     out = [Statement(i.text, i.ref()) for i in items]
     since = datetime.combine(first, datetime.min.time()).timestamp()
-    placeholders = ",".join("?" * len(INTERACTIVE))
-    rows = conn.execute(
-        "SELECT m.session_id, m.seq, m.content, m.meta, m.created_at FROM messages m "
-        f"JOIN sessions s ON s.id = m.session_id WHERE s.source IN ({placeholders}) "
-        "AND m.role IN ('user', 'assistant') AND m.created_at >= ?",
-        (*sorted(INTERACTIVE), since),
-    ).fetchall()
-    for sid, seq, content, meta, created in rows:
-        flags = json.loads(meta) if meta else {}
+    for message in storage.sessions.said_since(sorted(INTERACTIVE), since):
+        sid, seq, content, created = (
+            message.session_id,
+            message.seq,
+            message.content,
+            message.created_at or 0.0,
+        )
+        flags = message.meta or {}
         if isinstance(flags, dict) and (flags.get("flush") or "compaction" in flags):
             continue
         day = datetime.fromtimestamp(float(created)).date()

@@ -5,7 +5,7 @@ make sure nothing *reachable* from the reading tools writes either:
 
 - :class:`ReadOnlyArchive` opens ``state.db`` read-only in a way that creates
   and changes no file, not even SQLite's ``-wal`` and ``-shm``
-  (``kenning.archive.db.connect_readonly``), so any write through it
+  (``kenning.storage.sqlite.connection.connect_readonly``), so any write through it
   (recording a session, syncing the search index, storing recalls or
   embeddings) fails inside SQLite instead of landing. The search engine
   treats a failed index sync as a note ("the index could not be updated"),
@@ -21,14 +21,14 @@ Hot memory, the journal and ``memory_get`` are plain file reads here.
 
 from __future__ import annotations
 
-import sqlite3
+from pathlib import Path
 
-from kenning.archive.db import ReadOnlyConnection, connect_readonly, fork_generation
 from kenning.archive.store import Archive
 from kenning.skills.changes import Change
 from kenning.skills.errors import ErrorKind, SkillError
 from kenning.skills.guards import USER, Writer
 from kenning.skills.library import ChangeResult, SkillLibrary, SkillView
+from kenning.storage import open_storage
 
 READ_ONLY_NEXT_STEP = (
     "Do not retry: this server cannot write. Put what is worth keeping in your answer, or ask "
@@ -39,22 +39,12 @@ READ_ONLY_NEXT_STEP = (
 class ReadOnlyArchive(Archive):
     """An archive opened read-only, one call at a time (raises ArchiveError if no db yet)."""
 
-    _opened: ReadOnlyConnection | None = None
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        if self._conn is None or self._generation != fork_generation():
-            self._opened = connect_readonly(self.path)
-            self._conn = self._opened.conn
-            self._generation = fork_generation()
-        return self._conn
+    def __init__(self, path: Path) -> None:
+        super().__init__(path, storage=open_storage(path, read_only=True))
 
     def settle(self) -> bool:
         """Close the connection after a call; False if what it read may be torn (read again)."""
-        torn = self._conn is not None and self._opened is not None and self._opened.torn()
-        self.close()
-        self._opened = None
-        return not torn
+        return self.storage.settle()
 
 
 class ReadOnlySkillLibrary(SkillLibrary):

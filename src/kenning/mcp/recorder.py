@@ -31,13 +31,11 @@ from __future__ import annotations
 
 import json
 import logging
-import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kenning.archive.db import ArchiveError
-from kenning.archive.store import Archive, Message
+from kenning.archive.store import Archive, ArchiveError, Message
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +119,7 @@ class Recorder:
                 workspace=self.workspace,
                 meta=meta,
             )
-        except (sqlite3.Error, ArchiveError, OSError) as exc:
+        except (ArchiveError, OSError) as exc:
             self._warn(exc)
             return None
         self._sessions[peer.key] = sid
@@ -157,7 +155,7 @@ class Recorder:
         for sid in self._sessions.values():
             try:
                 self.archive.end_session(sid, reason)
-            except (sqlite3.Error, ArchiveError, OSError) as exc:
+            except (ArchiveError, OSError) as exc:
                 self._warn(exc)
         self._sessions.clear()
 
@@ -166,7 +164,7 @@ class Recorder:
             return
         try:
             self.archive.append(session_id, message)
-        except (sqlite3.Error, ArchiveError, OSError) as exc:
+        except (ArchiveError, OSError) as exc:
             self._warn(exc)
 
     def _warn(self, exc: BaseException) -> None:

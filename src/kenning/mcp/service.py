@@ -37,9 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kenning.archive.db import ArchiveError
 from kenning.archive.session_search import SessionSearch
-from kenning.archive.store import Archive
+from kenning.archive.store import Archive, ArchiveError
 from kenning.embed import from_config
 from kenning.home import Home
 from kenning.journal import JournalError

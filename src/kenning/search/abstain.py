@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Literal
 
 from kenning.embed.base import Calibration, Language
-from kenning.search import lexical
 from kenning.search.models import SearchHit
-from kenning.search.text import STOPWORDS, quote_term
+from kenning.search.text import STOPWORDS
+
+if TYPE_CHECKING:
+    from kenning.storage import TextIndex
 
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA_HANGUL = re.compile("[\u3040-\u30ff\uac00-\ud7af\u1100-\u11ff]")
@@ -75,8 +77,8 @@ def idf_weights(doc_counts: Sequence[int], n_docs: int) -> list[float]:
 
 
 def coverage(
-    conn: sqlite3.Connection,
-    table: str,
+    index: TextIndex,
+    table: Literal["message", "chunk"],
     terms: Sequence[str],
     weights: Sequence[float],
     hit_ids: Sequence[int],
@@ -91,22 +93,17 @@ def coverage(
     if not terms or not hit_ids or total <= 0:
         return 0.0
     ids = list(dict.fromkeys(hit_ids))
-    marks = ",".join("?" * len(ids))
     got: dict[int, float] = dict.fromkeys(ids, 0.0)
     for term, weight in zip(terms, weights, strict=True):
         if weight <= 0:
             continue
-        rows = conn.execute(
-            f"SELECT rowid FROM {table} WHERE {table} MATCH ? AND rowid IN ({marks})",
-            (quote_term(term), *ids),
-        )
-        for (rowid,) in rows:
-            got[int(rowid)] += weight
+        for rowid in index.containing(table, term, ids):
+            got[rowid] += weight
     return max(got.values()) / total
 
 
 def hit_coverage(
-    conn: sqlite3.Connection,
+    index: TextIndex,
     terms: Sequence[str],
     hits: Sequence[SearchHit],
     n_messages: int,
@@ -115,17 +112,18 @@ def hit_coverage(
     """``coverage`` over the message hits and the memory-chunk hits, whichever is higher;
     idf from each table's own document counts (``message_term_docs``: the engine's cache)."""
     best = 0.0
-    for kind, table in (("message", "message_fts"), ("chunk", "chunk_fts")):
+    kinds: tuple[Literal["message", "chunk"], ...] = ("message", "chunk")
+    for kind in kinds:
         ids = [h.id for h in hits if h.kind == kind]
         if not ids or not terms:
             continue
         if kind == "message":
             n_docs = n_messages
-            counts = lexical.term_doc_counts(conn, table, list(terms), message_term_docs)
+            counts = index.term_doc_counts(kind, list(terms), message_term_docs)
         else:
-            n_docs = int(conn.execute("SELECT count(*) FROM chunk_fts").fetchone()[0])
-            counts = lexical.term_doc_counts(conn, table, list(terms))
-        best = max(best, coverage(conn, table, terms, idf_weights(counts, n_docs), ids))
+            n_docs = index.doc_count("chunk")
+            counts = index.term_doc_counts(kind, list(terms))
+        best = max(best, coverage(index, kind, terms, idf_weights(counts, n_docs), ids))
     return best
 
 

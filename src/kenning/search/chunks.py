@@ -16,18 +16,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from kenning.embed.base import Embedder
 from kenning.paths import HomeLayout
-from kenning.search.index import claim_identity, state_get, state_set, write_txn
-from kenning.search.text import _CJK_RUN, MAX_INDEX_CHARS, MAX_PASSAGE_CHARS, cjk_index_text
+from kenning.search.text import _CJK_RUN
+
+if TYPE_CHECKING:
+    from kenning.storage import Storage
 
 CHUNK_RECIPE = "lines v1"
 _JOURNAL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
@@ -121,7 +120,7 @@ def _dated(path: Path, decays: bool, mtime: float) -> float:
 
 
 def sync(
-    conn: sqlite3.Connection,
+    storage: Storage,
     layout: HomeLayout,
     extra_paths: Sequence[str] = (),
     *,
@@ -129,18 +128,15 @@ def sync(
     overlap: int = 80,
 ) -> ChunkSync:
     recipe = json.dumps([CHUNK_RECIPE, tokens, overlap])
-    rechunk = state_get(conn, "chunking") != recipe
+    chunks = storage.chunks
+    rechunk = chunks.recipe() != recipe
     current = memory_files(layout, extra_paths)
-    stored = {
-        r[0]: (int(r[1]), int(r[2]), str(r[3]))
-        for r in conn.execute("SELECT path, size, mtime_ns, hash FROM memory_files")
-    }
+    stored = chunks.files()
     removed = [p for p in stored if p not in current]
     indexed = written = 0
-    with write_txn(conn):
-        for path in removed:
-            conn.execute("DELETE FROM memory_chunks WHERE path = ?", (path,))
-            conn.execute("DELETE FROM memory_files WHERE path = ?", (path,))
+    with storage.transaction():
+        for gone in removed:
+            chunks.remove_file(gone)
         for key, (path, decays) in current.items():
             try:
                 st = path.stat()
@@ -151,77 +147,20 @@ def sync(
             except OSError:
                 continue  # vanished or unreadable: the next sync sees it again
             digest = hashlib.sha256(data).hexdigest()
-            meta = (
-                st.st_size,
-                st.st_mtime_ns,
-                digest,
-                int(decays),
-                _dated(path, decays, st.st_mtime),
-            )
             if old and not rechunk and old[2] == digest:  # touched, not changed
-                conn.execute(
-                    "UPDATE memory_files SET size = ?, mtime_ns = ? WHERE path = ?",
-                    (st.st_size, st.st_mtime_ns, key),
-                )
+                chunks.touch_file(key, st.st_size, st.st_mtime_ns)
                 continue
-            conn.execute("DELETE FROM memory_chunks WHERE path = ?", (key,))
-            conn.execute("DELETE FROM memory_files WHERE path = ?", (key,))
-            conn.execute(
-                "INSERT INTO memory_files (path, size, mtime_ns, hash, decays, dated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (key, *meta),
-            )
             lines = data.decode("utf-8", errors="replace").splitlines()
-            for chunk in chunk_lines(lines, tokens, overlap):
-                text_hash = hashlib.sha256(chunk.text.encode("utf-8")).hexdigest()
-                cur = conn.execute(
-                    "INSERT INTO memory_chunks (path, line_start, line_end, hash, text) "
-                    "VALUES (?, ?, ?, ?, ?) RETURNING id",
-                    (key, chunk.line_start, chunk.line_end, text_hash, chunk.text),
-                )
-                chunk_id = cur.fetchone()[0]
-                conn.execute(
-                    "INSERT INTO chunk_fts (rowid, body, ctx) VALUES (?, ?, '')",
-                    (chunk_id, cjk_index_text(chunk.text[:MAX_INDEX_CHARS])),
-                )
-                written += 1
+            written += chunks.replace_file(
+                key,
+                size=st.st_size,
+                mtime_ns=st.st_mtime_ns,
+                digest=digest,
+                decays=decays,
+                dated_at=_dated(path, decays, st.st_mtime),
+                chunks=chunk_lines(lines, tokens, overlap),
+            )
             indexed += 1
         if rechunk:
-            state_set(conn, "chunking", recipe)
+            chunks.set_recipe(recipe)
     return ChunkSync(indexed, len(removed), written)
-
-
-def pending_chunks(conn: sqlite3.Connection) -> int:
-    row = conn.execute(
-        "SELECT count(*) FROM memory_chunks c LEFT JOIN chunk_vectors v ON v.chunk_id = c.id "
-        "WHERE v.chunk_id IS NULL"
-    ).fetchone()
-    return int(row[0])
-
-
-def embed_chunks(
-    conn: sqlite3.Connection, embedder: Embedder, *, limit: int | None = None, batch: int = 32
-) -> int:
-    """Embed chunks that have no vector yet (same identity rules as messages)."""
-    claim_identity(conn, embedder)
-    done = 0
-    while limit is None or done < limit:
-        size = batch if limit is None else min(batch, limit - done)
-        rows = conn.execute(
-            "SELECT c.id, c.text FROM memory_chunks c LEFT JOIN chunk_vectors v "
-            "ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT ?",
-            (size,),
-        ).fetchall()
-        if not rows:
-            break
-        vectors = embedder.embed_passages([str(r[1])[:MAX_PASSAGE_CHARS] for r in rows])
-        with write_txn(conn):
-            conn.executemany(
-                "INSERT OR IGNORE INTO chunk_vectors (chunk_id, v) VALUES (?, ?)",
-                [
-                    (r[0], np.ascontiguousarray(v, dtype=np.float32).tobytes())
-                    for r, v in zip(rows, vectors, strict=True)
-                ],
-            )
-        done += len(rows)
-    return done

@@ -11,19 +11,17 @@ what the query's time words ask for ("now", "in 2023", "before the move":
 ``when``) → optional MMR → top ``limit``.
 
 Invariants: any string is a valid query (never an FTS syntax error); scope
-filters are SQL on both retrievers, so results never leak out of scope; a
-query whose words match nothing and whose best cosine is below the
-embedder's floor returns no hits; vectors of another embedder identity are
-never used (keyword mode, with a note saying how to rebuild); every search
-is recorded in ``recalls`` with what it returned; compacted messages are
-searched like any other.
+filters are applied by the storage on both retrievers, so results never
+leak out of scope; a query whose words match nothing and whose best cosine
+is below the embedder's floor returns no hits; vectors of another embedder
+identity are never used (keyword mode, with a note saying how to rebuild);
+every search is recorded in ``recalls`` with what it returned; compacted
+messages are searched like any other.
 """
 
 from __future__ import annotations
 
 import itertools
-import json
-import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -35,7 +33,7 @@ from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
-from kenning.search import abstain, ann, fusion, index, lexical, recalls, supersede, when
+from kenning.search import abstain, ann, fusion, index, lexical, supersede, when
 from kenning.search import chunks as chunks_mod
 from kenning.search.meta import CandidateMeta
 from kenning.search.models import (
@@ -47,6 +45,7 @@ from kenning.search.models import (
     SearchResult,
 )
 from kenning.search.text import query_terms
+from kenning.storage import Storage, StorageUnavailable
 
 
 @dataclass
@@ -97,12 +96,12 @@ class SearchEngine:
         record_recalls: bool = True,
         clock: Callable[[], float] = clock.timestamp,
     ) -> None:
-        """``archive`` is an ``Archive`` or a connection from ``kenning.archive.db.connect``.
+        """``archive`` is an ``Archive`` or a ``kenning.storage.Storage``.
 
         ``layout`` enables the memory-file chunk index; ``params`` overrides the
         ranking (the config's recency and MMR settings apply otherwise).
         """
-        self._source = archive
+        self.storage: Storage = getattr(archive, "storage", archive)
         self.embedder = embedder
         self.config = config or SearchConfig()
         self.layout = layout
@@ -113,20 +112,13 @@ class SearchEngine:
         )
         self.record_recalls = record_recalls
         self.clock = clock
-        self._messages = index.VectorSet("message_vectors", "message_id", "vector_deletes")
-        self._chunks = index.VectorSet("chunk_vectors", "chunk_id", "chunk_vector_deletes")
+        self._messages = index.VectorSet("message")
+        self._chunks = index.VectorSet("chunk")
         self._ann = ann.ProjectedPrefilter()
         self._worker: ThreadPoolExecutor | None = None  # dense search beside FTS5, big archives
-        self._doc_count: tuple[bytes | None, int] | None = None  # (_data ids 1+10, count)
+        self._doc_count: tuple[bytes | None, int] | None = None  # (index fingerprint, count)
         self._candidates = CandidateMeta()
         self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
-
-    @property
-    def conn(self) -> sqlite3.Connection:
-        # Asked of the Archive each time: a fork closes idle connections and
-        # the Archive reopens (see kenning.archive.db); a cached one would be dead.
-        conn: sqlite3.Connection = getattr(self._source, "conn", self._source)
-        return conn
 
     def close(self) -> None:
         """Stop the dense-search worker thread, if one was started; idempotent."""
@@ -144,33 +136,34 @@ class SearchEngine:
         Vectors from another embedder raise ``IndexIdentityError`` (saying how to
         rebuild) unless ``reembed`` is true, which drops them and embeds afresh.
         """
-        if reembed and self.embedder and index.check_identity(self.conn, self.embedder):
-            index.reset_vectors(self.conn, self.embedder)
-        fts = index.sync_fts(self.conn)
+        vectors = self.storage.vectors
+        if reembed and self.embedder and vectors.check_identity(self.embedder):
+            vectors.reset(self.embedder)
+        fts = self.storage.index.sync()
         written = self._sync_chunks().chunks_written if self.layout is not None else 0
         notes: list[str] = []
         embedded = chunk_vectors = 0
         if self.embedder is None:
             notes.append("no embedder configured: keyword index only")
         else:
-            embedded = index.embed_pending(self.conn, self.embedder, batch=batch, progress=progress)
-            chunk_vectors = chunks_mod.embed_chunks(self.conn, self.embedder)
+            embedded = vectors.embed_pending(self.embedder, batch=batch, progress=progress)
+            chunk_vectors = vectors.embed_chunks(self.embedder)
         return IndexReport(fts, embedded, written, chunk_vectors, notes)
 
     def rebuild(self, *, progress: Progress | None = None, batch: int = 64) -> IndexReport:
         """Drop and rebuild FTS rows and vectors (for the current embedder identity)."""
-        index.reset_fts(self.conn)
-        index.reset_vectors(self.conn, self.embedder)
+        self.storage.index.reset()
+        self.storage.vectors.reset(self.embedder)
         return self.index_pending(progress=progress, batch=batch)
 
     def pending(self) -> tuple[int, int]:
         """(messages without FTS rows, messages without vectors)."""
-        return index.pending_counts(self.conn)
+        return self.storage.index.pending(), self.storage.vectors.pending()
 
     def _sync_chunks(self) -> chunks_mod.ChunkSync:
         assert self.layout is not None
         return chunks_mod.sync(
-            self.conn,
+            self.storage,
             self.layout,
             self.config.extra_paths,
             tokens=self.config.chunk_tokens,
@@ -180,34 +173,35 @@ class SearchEngine:
     def _catch_up(self, kinds: Sequence[Kind], notes: list[str]) -> bool:
         """Cheap pre-search indexing; returns whether dense search may run."""
         try:
-            index.sync_fts(self.conn)
+            self.storage.index.sync()
             if "chunk" in kinds and self.layout is not None:
                 self._sync_chunks()
-        except sqlite3.OperationalError as exc:
+        except StorageUnavailable as exc:
             notes.append(f"the index could not be updated ({exc}); newest items may be missing")
         if self.embedder is None:
             notes.append("keyword-only search: no embedder is configured")
             return False
-        problem = index.check_identity(self.conn, self.embedder)
+        vectors = self.storage.vectors
+        problem = vectors.check_identity(self.embedder)
         if problem:
             notes.append(f"keyword-only search: {problem}")
             return False
         try:
-            backlog = index.pending_counts(self.conn)[1]
+            backlog = vectors.pending()
             if 0 < backlog <= self.config.embed_on_search:
-                index.embed_pending(self.conn, self.embedder)
+                vectors.embed_pending(self.embedder)
             elif backlog:
                 notes.append(
                     f"{backlog} messages are not embedded yet and were matched by keyword "
                     "only; run `kenning index` to embed them"
                 )
             if "chunk" in kinds and self.layout is not None:
-                waiting = chunks_mod.pending_chunks(self.conn)
+                waiting = vectors.pending_chunks()
                 if 0 < waiting <= self.config.embed_on_search:
-                    chunks_mod.embed_chunks(self.conn, self.embedder)
+                    vectors.embed_chunks(self.embedder)
                 elif waiting:
                     notes.append(f"{waiting} memory chunks are not embedded yet")
-        except (EmbedderError, sqlite3.OperationalError) as exc:
+        except (EmbedderError, StorageUnavailable) as exc:
             notes.append(f"new items were not embedded ({exc})")
         return True
 
@@ -265,13 +259,18 @@ class SearchEngine:
         # dense pool's floor: nothing but noise, so it is not a hit.
         scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
         scored, later = supersede.rerank(
-            self.conn, self._messages if self.embedder else None, query, scored, facts, self.params
+            self.storage.index,
+            self._messages if self.embedder else None,
+            query,
+            scored,
+            facts,
+            self.params,
         )
         if scored:
             cut = scored[0][0] * self.params.relative_floor
             scored = [t for t in scored if t[0] >= cut]
         scored = self._diversify(scored, limit)
-        hits = recalls.load_hits(self.conn, scored[: max(0, limit)])
+        hits = self.storage.index.hits(scored[: max(0, limit)])
         shown = {h.id for h in hits if h.kind == "message"}
         hits = [
             replace(h, superseded_by=later[h.id])
@@ -319,48 +318,41 @@ class SearchEngine:
         calibration = self.embedder.abstention
         if calibration is None or not abstain.judges(calibration, query):
             return False
-        best = abstain.hit_coverage(self.conn, terms, hits, self._n_docs(), self._term_docs)
+        best = abstain.hit_coverage(
+            self.storage.index, terms, hits, self._n_docs(), self._term_docs
+        )
         top = hits[0].content if hits[0].kind == "message" else hits[0].text
         return bool(abstain.verdict(calibration, query, best_cosine, top, best))
 
     def _n_docs(self) -> int:
-        """Rows in ``message_fts``, counted again only when the index changed.
-
-        FTS5 rewrites its averages (id 1: row and token totals) and structure
-        (id 10: carries a cookie bumped on every write) records in ``_data`` on
-        each insert or delete, so unchanged blobs mean an unchanged index;
-        ``count(*)`` itself is O(n) (~0.5 ms at 100k, 5 at 1M).
-        """
-        rows = self.conn.execute(
-            "SELECT block FROM message_fts_data WHERE id IN (1, 10) ORDER BY id"
-        ).fetchall()
-        key = b"|".join(bytes(r[0]) for r in rows) if len(rows) == 2 else None
+        """Documents in the message index, counted again only when it changed
+        (its ``fingerprint``: counting is O(n), ~0.5 ms at 100k, 5 at 1M)."""
+        key = self.storage.index.fingerprint()
         if self._doc_count is None or key is None or self._doc_count[0] != key:
-            n = self.conn.execute("SELECT count(*) FROM message_fts_docsize").fetchone()[0]
-            self._doc_count = (key, int(n))
+            self._doc_count = (key, self.storage.index.doc_count())
             self._term_docs.clear()  # document frequencies moved with it
         return self._doc_count[1]
 
     def _message_side(
         self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters
     ) -> _Side:
-        where, params = scope.message_sql()
         dense: tuple[np.ndarray, np.ndarray] | Future[tuple[np.ndarray, np.ndarray]] | None = None
         if qvec is not None and self.embedder is not None:
-            self._messages.refresh(self.conn, self.embedder.identity.dims)
+            self._messages.refresh(self.storage.vectors, self.embedder.identity.dims)
             if len(self._messages):
-                dense = self._start_dense(qvec, self._scope_mask(scope, where, params))
+                dense = self._start_dense(qvec, self._scope_mask(scope))
         n_docs = self._n_docs()  # first: it clears the stale counts
-        kept = lexical.prune_terms(self.conn, "message_fts", terms, n_docs, self._term_docs)
-        rows = lexical.search_messages(self.conn, kept, where, params)
+        text_index = self.storage.index
+        kept = lexical.prune_terms(text_index, "message", terms, n_docs, self._term_docs)
+        rows = text_index.match_messages(kept, scope, lexical.LEX_LIMIT)
         best = max((s for _, s in rows), default=0.0)
         lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
         power = self.params.lex_confidence_power
         if power > 0 and rows:
-            counts = lexical.term_doc_counts(self.conn, "message_fts", terms, self._term_docs)
+            counts = text_index.term_doc_counts("message", terms, self._term_docs)
             weights = abstain.idf_weights(counts, n_docs)
             leaders = [i for i, _ in rows[: self.params.lex_confidence_top]]
-            covered = abstain.coverage(self.conn, "message_fts", terms, weights, leaders)
+            covered = abstain.coverage(text_index, "message", terms, weights, leaders)
             confidence = min(1.0, covered / self.params.lex_confidence_full) ** power
             lex = {i: v * confidence for i, v in lex.items()}
         if dense is None:
@@ -369,23 +361,11 @@ class SearchEngine:
         ids = self._messages.ids[top]
         return _Side(lex, dict(zip(ids.tolist(), cos.tolist(), strict=True)), cos)
 
-    def _scope_mask(
-        self, scope: SearchFilters, where: str, params: list[object]
-    ) -> np.ndarray | None:
+    def _scope_mask(self, scope: SearchFilters) -> np.ndarray | None:
         """Which vector rows the scope allows (None: all)."""
         if scope.is_empty():
             return None
-        allowed = np.fromiter(
-            (
-                r[0]
-                for r in self.conn.execute(
-                    "SELECT m.id FROM messages m JOIN sessions s ON s.id = m.session_id "
-                    f"WHERE 1 {where}",
-                    params,
-                )
-            ),
-            np.int64,
-        )
+        allowed = np.fromiter(self.storage.sessions.ids_in(scope), np.int64)
         pos = self._messages.positions(allowed)
         mask = np.zeros(len(self._messages), dtype=bool)
         mask[pos[pos >= 0]] = True
@@ -437,23 +417,15 @@ class SearchEngine:
         return best, cos[best]
 
     def _chunk_side(self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters) -> _Side:
-        where, params = scope.chunk_sql()
-        rows = lexical.search_chunks(self.conn, terms, where, params)
+        rows = self.storage.index.match_chunks(terms, scope, lexical.LEX_LIMIT)
         best = max((s for _, s in rows), default=0.0)
         lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
         if qvec is None or self.embedder is None:
             return _Side(lex, {}, np.zeros(0))
-        self._chunks.refresh(self.conn, self.embedder.identity.dims)
+        self._chunks.refresh(self.storage.vectors, self.embedder.identity.dims)
         if not len(self._chunks):
             return _Side(lex, {}, np.zeros(0))
-        allowed = {
-            int(r[0])
-            for r in self.conn.execute(
-                "SELECT c.id FROM memory_chunks c JOIN memory_files mf ON mf.path = c.path "
-                f"WHERE 1 {where}",
-                params,
-            )
-        }
+        allowed = self.storage.chunks.ids_in(scope)
         cos = self._chunks.matrix @ qvec
         keep = [i for i, cid in enumerate(self._chunks.ids.tolist()) if cid in allowed]
         top = sorted(keep, key=lambda i: -cos[i])[: self.params.dense_pool]
@@ -474,8 +446,7 @@ class SearchEngine:
         cand = sorted(set(side.lex) | set(side.cos))
         if not cand:
             return []
-        where, params = scope.message_sql()
-        meta = self._candidates.with_neighbours(self.conn, cand, where, params)
+        meta = self._candidates.with_neighbours(self.storage.sessions, cand, scope)
         ids = np.array(sorted(meta), dtype=np.int64)
         id_list = ids.tolist()
         n = len(id_list)
@@ -513,18 +484,13 @@ class SearchEngine:
         cand = sorted(set(side.lex) | set(side.cos))
         if not cand:
             return []
-        rows = self.conn.execute(
-            "SELECT c.id, mf.decays, mf.dated_at FROM memory_chunks c "
-            "JOIN memory_files mf ON mf.path = c.path "
-            "WHERE c.id IN (SELECT value FROM json_each(?))",
-            (json.dumps(cand),),
-        ).fetchall()
-        ids = [int(r[0]) for r in rows]
+        rows = self.storage.chunks.dating(cand)
+        ids = [r[0] for r in rows]
         lex = np.array([side.lex.get(i, 0.0) for i in ids])
         cos = np.array([side.cos.get(i, lo) for i in ids])
         base = fusion.base_scores(lex, fusion.dense_norm(cos, hi, lo), self.params.w_lex)
         stamps = np.array([r[2] for r in rows], dtype=np.float64)
-        decays = np.array([bool(r[1]) for r in rows], dtype=bool)
+        decays = np.array([r[1] for r in rows], dtype=bool)
         score = base * timing.factor(stamps, base, self.clock(), self.params, decays)
         return [(float(s), "chunk", i) for s, i in zip(score, ids, strict=True)]
 
@@ -559,8 +525,8 @@ class SearchEngine:
         recall_id = None
         if self.record_recalls:
             try:
-                recall_id = recalls.record(self.conn, query, hits, mode, scope, self.clock())
-            except sqlite3.OperationalError as exc:
+                recall_id = self.storage.recalls.record(query, hits, mode, scope, self.clock())
+            except StorageUnavailable as exc:
                 notes.append(f"this search was not recorded ({exc})")
         shown = timing.to_dict() if timing is not None else None
         return SearchResult(

@@ -8,17 +8,20 @@ moved: compaction only flips flags), so an append-only copy refreshed by
 ``id > last`` stays exact. Sessions are stored as small integer labels, so a
 million messages take ~21 MB, not a million Python strings.
 
-Scoped searches still read SQL (the scope is a join with its own filters);
+Scoped searches still ask the storage (the scope has its own filters);
 this serves the common, unscoped path.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from kenning.search.models import SearchFilters
+
+if TYPE_CHECKING:
+    from kenning.storage import Sessions
 
 
 class MessageMeta:
@@ -32,13 +35,9 @@ class MessageMeta:
         self._labels: dict[str, int] = {}
         self._last = 0
 
-    def refresh(self, conn: sqlite3.Connection) -> None:
+    def refresh(self, sessions: Sessions) -> None:
         """Append the messages written since the last refresh (by any process)."""
-        rows = conn.execute(
-            "SELECT id, session_id, seq, created_at, role = 'system' FROM messages "
-            "WHERE id > ? ORDER BY id",
-            (self._last,),
-        ).fetchall()
+        rows = sessions.facts_after(self._last)
         if not rows:
             return
         labels = self._labels
@@ -82,65 +81,42 @@ class MessageMeta:
 
 class CandidateMeta:
     """Metadata of ranking candidates and of their neighbours: from the in-memory
-    :class:`MessageMeta` when unscoped, from SQL inside a scope."""
+    :class:`MessageMeta` when unscoped, from the storage inside a scope."""
 
     def __init__(self) -> None:
         self.meta = MessageMeta()
         self.sources: dict[str, str] = {}  # session id -> source (immutable)
 
     def lookup(
-        self,
-        conn: sqlite3.Connection,
-        ids: list[Any],
-        where: str,
-        params: list[object],
-        *,
-        pairs: bool = False,
+        self, sessions: Sessions, ids: list[Any], scope: SearchFilters, *, pairs: bool = False
     ) -> dict[int, tuple[Any, ...]]:
         """id -> (session, created_at, source, seq), inside the scope, system messages left out.
 
         With ``pairs``, ``ids`` is a list of [session, seq] looked up on the
         unique (session, seq) index instead.
         """
-        pick = (
-            "SELECT x.id FROM json_each(?) j JOIN messages x "
-            "ON x.session_id = j.value ->> 0 AND x.seq = j.value ->> 1"
-            if pairs
-            else "SELECT value FROM json_each(?)"
-        )
-        if where:
-            sql = f"""
-                SELECT m.id, m.session_id, m.created_at, s.source, m.seq
-                FROM messages m JOIN sessions s ON s.id = m.session_id
-                WHERE m.id IN ({pick}) AND m.role != 'system' {where}"""
-            scoped = conn.execute(sql, (json.dumps(ids), *params)).fetchall()
+        if not scope.is_empty():
+            scoped = sessions.facts(ids, scope, pairs=pairs)
             return {int(r[0]): tuple(r[1:]) for r in scoped}
         # Unscoped: from the in-memory copy of the messages' metadata (see
-        # search.meta), or SQL without the sessions join for (session, seq)
-        # pairs; a session's source never changes once written, so it is cached.
+        # search.meta), or the storage without the sessions join for (session,
+        # seq) pairs; a session's source never changes once written, so it is cached.
         rows: list[tuple[Any, ...]]
         if pairs:
-            sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
-                      WHERE m.id IN ({pick}) AND m.role != 'system'"""
-            rows = conn.execute(sql, (json.dumps(ids),)).fetchall()
+            rows = sessions.facts_at(ids)
         else:
-            self.meta.refresh(conn)
+            self.meta.refresh(sessions)
             rows = [(i, *r) for i, r in self.meta.lookup(ids).items()]
         source = self.sources
         unknown = sorted({r[1] for r in rows} - source.keys())
         if unknown:
             if len(source) + len(unknown) > 200_000:  # caps memory only
                 source.clear()
-            source.update(
-                conn.execute(
-                    "SELECT id, source FROM sessions WHERE id IN (SELECT value FROM json_each(?))",
-                    (json.dumps(unknown),),
-                ).fetchall()
-            )
+            source.update(sessions.sources(unknown))
         return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3]) for r in rows}
 
     def with_neighbours(
-        self, conn: sqlite3.Connection, cand: list[int], where: str, params: list[object]
+        self, sessions: Sessions, cand: list[int], scope: SearchFilters
     ) -> dict[int, tuple[Any, ...]]:
         """Metadata of the candidates and of each one's previous and next message.
 
@@ -154,12 +130,12 @@ class CandidateMeta:
         """
         chosen = set(cand)
         near = {i + d for i in cand for d in (-1, 1)} - chosen
-        both = self.lookup(conn, sorted(chosen | near), where, params)
+        both = self.lookup(sessions, sorted(chosen | near), scope)
         meta = {i: r for i, r in both.items() if i in chosen}
         wanted = {(r[0], r[3] + d) for r in meta.values() for d in (-1, 1) if r[3] + d >= 1}
         found = {i: r for i, r in both.items() if i not in chosen and (r[0], r[3]) in wanted}
         have = {(r[0], r[3]) for r in meta.values()} | {(r[0], r[3]) for r in found.values()}
         missing = sorted(wanted - have)
         if missing:
-            found.update(self.lookup(conn, [list(k) for k in missing], where, params, pairs=True))
+            found.update(self.lookup(sessions, [list(k) for k in missing], scope, pairs=True))
         return {**meta, **found}

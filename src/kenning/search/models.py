@@ -1,8 +1,9 @@
 """The values the search engine takes and returns: filters, hits, results.
 
-Filters are a scope, not a preference: they become SQL ``WHERE`` clauses on
-both the lexical and the dense side, so nothing outside them is ever scored
-or returned. Hits are plain frozen values that serialise with ``to_dict``.
+Filters are a scope, not a preference: the storage turns them into its own
+conditions (``storage.sqlite.scope``) on both the lexical and the dense side,
+so nothing outside them is ever scored or returned. Hits are plain frozen
+values that serialise with ``to_dict``.
 """
 
 from __future__ import annotations
@@ -40,48 +41,6 @@ class SearchFilters:
     # The live session: its messages still in the context are left out (the
     # model already sees them) but its compacted ones are searchable.
     exclude_live_of: str | None = None
-
-    def message_sql(self) -> tuple[str, list[object]]:
-        """`` AND …`` clauses over ``messages m`` joined with ``sessions s``."""
-        clauses: list[str] = []
-        params: list[object] = []
-
-        def among(column: str, values: tuple[str, ...], negate: bool = False) -> None:
-            if values:
-                marks = ",".join("?" * len(values))
-                clauses.append(f"{column} {'NOT IN' if negate else 'IN'} ({marks})")
-                params.extend(values)
-
-        among("s.source", self.sources)
-        among("m.role", self.roles)
-        among("m.session_id", self.session_ids)
-        among("m.session_id", self.exclude_session_ids, negate=True)
-        if self.exclude_live_of is not None:
-            clauses.append("NOT (m.session_id = ? AND m.active = 1)")
-            params.append(self.exclude_live_of)
-        for column, value in (("s.workspace", self.workspace), ("s.user_id", self.user_id)):
-            if value is not None:
-                clauses.append(f"{column} = ?")
-                params.append(value)
-        if self.since is not None:
-            clauses.append("m.created_at >= ?")
-            params.append(self.since)
-        if self.until is not None:
-            clauses.append("m.created_at < ?")
-            params.append(self.until)
-        return "".join(f" AND {c}" for c in clauses), params
-
-    def chunk_sql(self) -> tuple[str, list[object]]:
-        """`` AND …`` clauses over ``memory_files mf`` (date range only)."""
-        clauses: list[str] = []
-        params: list[object] = []
-        if self.since is not None:
-            clauses.append("(mf.decays = 0 OR mf.dated_at >= ?)")
-            params.append(self.since)
-        if self.until is not None:
-            clauses.append("(mf.decays = 0 OR mf.dated_at < ?)")
-            params.append(self.until)
-        return "".join(f" AND {c}" for c in clauses), params
 
     def is_empty(self) -> bool:
         return self == SearchFilters()

@@ -23,27 +23,28 @@ were chosen on.
 
 from __future__ import annotations
 
-import json
 import re
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from kenning.search.fusion import Floats, Ints, RankParams
 from kenning.search.index import VectorSet
-from kenning.search.lexical import stems
 from kenning.search.models import Kind
 from kenning.search.text import MAX_QUERY_CHARS, STOPWORDS, query_terms
+
+if TYPE_CHECKING:
+    from kenning.storage import TextIndex
 
 Scored = list[tuple[float, Kind, int]]
 
 
 def rerank(
-    conn: sqlite3.Connection,
+    index: TextIndex,
     vectors: VectorSet | None,
     query: str,
     scored: Scored,
@@ -62,11 +63,11 @@ def rerank(
     pos = vectors.positions(ids)
     rows = np.zeros((len(top), vectors.matrix.shape[1]), dtype=np.float32)
     rows[pos >= 0] = vectors.matrix[pos[pos >= 0]]
-    asked = frozenset(stems(conn, query_terms(query)))
+    asked = frozenset(index.stems(query_terms(query)))
 
     def words(pairs: list[tuple[int, int]]) -> list[bool]:
         # read only for pairs that pass the vector tests, in one query
-        seen = _words(conn, sorted({int(ids[k]) for pair in pairs for k in pair}))
+        seen = _words(index, sorted({int(ids[k]) for pair in pairs for k in pair}))
         return [
             same_statement(seen[int(ids[i])], seen[int(ids[j])], asked, params) for i, j in pairs
         ]
@@ -86,16 +87,11 @@ def rerank(
     return sorted(out, key=lambda t: -t[0]), later
 
 
-def _words(conn: sqlite3.Connection, ids: list[int]) -> dict[int, Words]:
-    found = dict(
-        conn.execute(
-            "SELECT id, content FROM messages WHERE id IN (SELECT value FROM json_each(?))",
-            (json.dumps(ids),),
-        ).fetchall()
-    )
+def _words(index: TextIndex, ids: list[int]) -> dict[int, Words]:
+    found = index.message_texts(ids)
     texts = {i: str(found.get(i, "")) for i in ids}
     vocab = list({t for text in texts.values() for part in _tokens(text) for t in part})
-    stem = dict(zip(vocab, stems(conn, vocab), strict=True))  # one pass; forms are cached
+    stem = dict(zip(vocab, index.stems(vocab), strict=True))  # one pass; forms are cached
     return {i: words_of(text, lambda terms: [stem[t] for t in terms]) for i, text in texts.items()}
 
 

@@ -121,10 +121,11 @@ class _ArchiveHandle:
     def engine(self) -> SearchEngine:
         if self._engine is None:
             shared = self.home.embedder
-            # The model is shared (loaded once); its cache reads go through our connection.
+            # The model is shared (loaded once); its cache reads go through our storage.
             inner = shared.inner if isinstance(shared, CachedEmbedder) else shared
             archive = self.archive
-            embedder = None if inner is None else CachedEmbedder(inner, lambda: archive.conn)
+            cache = archive.storage.embedding_cache
+            embedder = None if inner is None else CachedEmbedder(inner, cache)
             self._engine = SearchEngine(
                 archive,
                 embedder,

@@ -162,13 +162,11 @@ def store(
 
 
 def _store_one(archive: Archive, session: ImportedSession) -> str | None:
-    conn = archive.conn
     # One transaction for the session row and its messages (not start_session +
     # append_many, which would commit an empty session if a message failed).
-    # IMMEDIATE takes the write lock before the key check, so two concurrent
-    # imports of one file cannot both pass it.
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    # The transaction takes the write lock before the key check, so two
+    # concurrent imports of one file cannot both pass it.
+    with archive.storage.transaction():
         if archive.session_by_import_key(session.key) is not None:
             sid = None
         else:
@@ -187,10 +185,6 @@ def _store_one(archive: Archive, session: ImportedSession) -> str | None:
             tokens_out = sum(m.output_tokens or 0 for m in session.messages)
             if tokens_in or tokens_out:
                 archive.add_usage(sid, tokens_in, tokens_out)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return sid
 
 

@@ -162,14 +162,10 @@ def _store_session(
     archive: Archive, session: ImportedSession, report: JsonlReport, parsed: ParsedImport
 ) -> None:
     sid = session.origin
-    conn = archive.conn
-    # IMMEDIATE takes the write lock before reading what is there, so two
-    # concurrent imports of one file cannot both append the same lines.
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        row = conn.execute(
-            "SELECT source, import_key, started_at, title FROM sessions WHERE id = ?", (sid,)
-        ).fetchone()
+    # The transaction takes the write lock before reading what is there, so
+    # two concurrent imports of one file cannot both append the same lines.
+    with archive.storage.transaction():
+        row = archive.session(sid)
         if row is None:
             archive.start_session(
                 "import",
@@ -182,19 +178,18 @@ def _store_session(
             new = session.messages
             report.sessions_imported += 1
             report.session_ids.append(sid)
-        elif row[1] != session.key:
+        elif archive.storage.sessions.import_key(sid) != session.key:
             lines = parsed.lines.get(sid, []) if isinstance(parsed, JsonlImport) else []
             report.problems.append(
                 Problem(
                     parsed.paths[0],
                     f"line {lines[0]}" if lines else "",
-                    f"session id {sid!r} already belongs to a {row[0]} session that was not "
+                    f"session id {sid!r} already belongs to a {row.source} session that was not "
                     f"imported from this format; its {_plural(len(session.messages), 'line')} "
                     "were not imported (give them another session_id)",
                 )
             )
-            conn.execute("ROLLBACK")
-            return
+            return  # nothing was written
         else:
             have = Counter(message_key(m) for m in archive.messages(sid))
             new = []
@@ -209,23 +204,16 @@ def _store_session(
                 report.sessions_appended += 1
                 report.messages_appended += len(new)
                 report.session_ids.append(sid)
-                if session.started_at < row[2]:
-                    conn.execute(
-                        "UPDATE sessions SET started_at = ? WHERE id = ?",
-                        (session.started_at, sid),
-                    )
+                if session.started_at < row.started_at:
+                    archive.storage.sessions.set_started_at(sid, session.started_at)
             else:
                 report.sessions_skipped += 1
             titled = isinstance(parsed, JsonlImport) and sid in parsed.titled
-            if titled and session.title != row[3]:
+            if titled and session.title != row.title:
                 archive.set_title(sid, session.title or "")
         for message in new:
             archive.append(sid, message)
         report.messages_imported += len(new)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 # -- one line -----------------------------------------------------------------

@@ -8,22 +8,25 @@ failing at once, which is what two agents sharing a home need.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import sqlite3
 import weakref
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
-from kenning.archive import migrations
 from kenning.fsutil import FileStamp
+from kenning.storage.base import StorageConflict, StorageError, StorageUnavailable
+from kenning.storage.sqlite import migrations
+
+Conn = sqlite3.Connection
 
 # Long enough to ride out another process's batch import, short enough that
 # a wedged writer is reported rather than hanging an agent forever.
 BUSY_TIMEOUT_MS = 30_000
-
-
-class ArchiveError(RuntimeError):
-    """The archive cannot be used; the message says why and what to do."""
 
 
 # SQLite connections must not cross fork(). A child that merely *opens* the
@@ -66,7 +69,7 @@ def connect(path: Path, *, migrate: bool = True) -> sqlite3.Connection:
     _configure(conn)
     mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
     if mode.lower() != "wal":
-        raise ArchiveError(f"{path}: could not switch to WAL mode (got {mode!r})")
+        raise StorageError(f"{path}: could not switch to WAL mode (got {mode!r})")
     # NORMAL is durable across application crashes in WAL mode; only an OS
     # crash can lose the last transactions, never corrupt the database.
     conn.execute("PRAGMA synchronous = NORMAL")
@@ -121,7 +124,7 @@ class ReadOnlyConnection:
 def connect_readonly(path: Path) -> ReadOnlyConnection:
     """``path`` opened for reading only, creating and changing no file (see above)."""
     if not path.exists():
-        raise ArchiveError(f"no archive at {path} yet")
+        raise StorageError(f"no archive at {path} yet")
     wal, shm = (path.with_name(f"{path.name}-{suffix}") for suffix in ("wal", "shm"))
     wal_size = wal.stat().st_size if wal.exists() else None
     opened = None
@@ -131,7 +134,7 @@ def connect_readonly(path: Path) -> ReadOnlyConnection:
         opened = FileStamp.of(path)  # before opening: a change from here on is noticed
         query = "immutable=1"
     else:
-        raise ArchiveError(
+        raise StorageError(
             f"{path.name} has recent changes in {wal.name} that cannot be read without "
             f"creating {shm.name}, and this server may not create files (--read-only). "
             "Run any kenning command that reads the archive once (e.g. `kenning sessions "
@@ -146,3 +149,54 @@ def connect_readonly(path: Path) -> ReadOnlyConnection:
     _open_connections.add(conn)
     _configure(conn)
     return ReadOnlyConnection(conn, path, opened)
+
+
+@contextlib.contextmanager
+def write_txn(conn: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE … COMMIT, or nothing extra if a transaction is already open.
+
+    IMMEDIATE takes the write lock first, so what is read inside is still
+    true when it is written (two importers cannot both pass a key check).
+    """
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def storage_error(exc: sqlite3.Error) -> StorageError:
+    """The backend-neutral error for ``exc`` (its message kept, ``exc`` chained)."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return StorageConflict(str(exc))
+    if isinstance(exc, sqlite3.OperationalError):
+        return StorageUnavailable(str(exc))
+    return StorageError(str(exc))
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+_T = TypeVar("_T", bound=type)
+
+
+def _translating(fn: _F) -> _F:
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except sqlite3.Error as exc:
+            raise storage_error(exc) from exc
+
+    return call  # type: ignore[return-value]
+
+
+def translate_errors(cls: _T) -> _T:
+    """Callers of a storage class see ``StorageError``s, never ``sqlite3`` ones."""
+    for name, value in list(vars(cls).items()):
+        if not name.startswith("_") and callable(value):
+            setattr(cls, name, _translating(value))
+    return cls

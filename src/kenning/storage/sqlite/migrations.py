@@ -13,6 +13,16 @@ from collections.abc import Callable
 
 Migration = Callable[[sqlite3.Connection], None]
 
+# The embedding cache's one definition: in ``state.db`` (m002, exactly as
+# shipped) and in the benchmarks' standalone cache file (``sqlite.cache``).
+EMBED_CACHE_DDL = """CREATE TABLE embed_cache (
+               identity TEXT NOT NULL,
+               kind     TEXT NOT NULL,
+               hash     BLOB NOT NULL,
+               v        BLOB NOT NULL,
+               PRIMARY KEY (identity, kind, hash)
+           ) WITHOUT ROWID"""
+
 
 def m001_sessions_and_messages(conn: sqlite3.Connection) -> None:
     conn.execute(
@@ -89,15 +99,7 @@ def m002_search_index(conn: sqlite3.Connection) -> None:
     )
     conn.execute("CREATE TABLE search_state (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     conn.execute("INSERT INTO search_state VALUES ('vector_deletes', '0')")
-    conn.execute(
-        """CREATE TABLE embed_cache (
-               identity TEXT NOT NULL,
-               kind     TEXT NOT NULL,
-               hash     BLOB NOT NULL,
-               v        BLOB NOT NULL,
-               PRIMARY KEY (identity, kind, hash)
-           ) WITHOUT ROWID"""
-    )
+    conn.execute(EMBED_CACHE_DDL)
     conn.execute(
         """CREATE TABLE recalls (
                id      INTEGER PRIMARY KEY,
