@@ -14,9 +14,9 @@ import pytest
 
 from kenning.config import CronConfig
 from kenning.home import Home
-from kenning.learning.locks import Busy, locks_dir, try_lock
 from kenning.learning.schedule import ScheduleError, parse
 from kenning.learning.scheduler import Job, JobRun, JobStore, Scheduler
+from kenning.locks import Busy, locks_dir, try_lock
 from kenning.testing.models import ScriptedModel
 
 from .conftest import git_log, learning_home
@@ -147,7 +147,7 @@ def test_two_daemons_cannot_run_on_one_home(tmp_path: Path) -> None:
                 f"""
                 import sys
                 from pathlib import Path
-                from kenning.learning.locks import try_lock
+                from kenning.locks import try_lock
                 with try_lock(Path({str(lock)!r})):
                     print("locked", flush=True)
                     sys.stdin.readline()

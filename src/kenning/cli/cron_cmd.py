@@ -21,9 +21,9 @@ import click
 
 from kenning import clock
 from kenning.cli.context import CliState, echo_json, pass_state
-from kenning.learning.locks import Busy
 from kenning.learning.schedule import ScheduleError
 from kenning.learning.scheduler import CronError, Job, JobStore, Scheduler
+from kenning.locks import Busy
 from kenning.models.errors import ModelError, ModelNotConfigured
 
 
