@@ -19,7 +19,7 @@ from kenning.home import Home
 from kenning.learning.background import install_review
 from kenning.models.registry import resolve_model
 from kenning.models.types import Model
-from kenning.skills.agent_tools import index_block, skill_tools
+from kenning.skills.agent_tools import index_block, skill_registry_tools
 from kenning.tools.registry import ToolRegistry, default_registry
 
 
@@ -27,7 +27,7 @@ def build_tools(home: Home, *, plugins: bool = True) -> ToolRegistry:
     """Every tool for one session: files, shell, memory, archive, skills, delegation,
     then the tools installed plugins register (a built-in's name is not given away)."""
     registry = default_registry(home)
-    for tool in skill_tools(home):
+    for tool in skill_registry_tools(home):
         registry.register(tool)
     registry.register(delegate_tool())
     if plugins:

@@ -51,7 +51,7 @@ def index_block(home: Home, task: str | None = None) -> str:
     return build_index(library_for(home), task=task or "").text
 
 
-def skill_tools(home: Home) -> list[Tool]:
+def skill_registry_tools(home: Home) -> list[Tool]:
     """``skill_view``, ``skills_search`` and ``skill_manage`` for one registry."""
     library = library_for(home)
     skills_dir = str(library.dir)

@@ -3,7 +3,7 @@
 Each is a callable taking the model's arguments (a dict) and returning a dict
 written for the model: a success says what changed and that it is done; a
 failure says what is wrong, the current state where it helps, and the next
-step. Tools are built per session (:func:`skill_tools`) on one library, so the
+step. Tools are built per session (:func:`session_skill_tools`) on one library, so the
 reads ``skill_view`` records are the ones ``skill_manage``'s guards check; the
 ``automated`` flag marks the background review, which is held to the guards
 and, in ``propose`` mode, only proposes.
@@ -287,7 +287,7 @@ def _change(args: Mapping[str, Any]) -> Change:
     )
 
 
-def skill_tools(
+def session_skill_tools(
     library: SkillLibrary, session_id: str, *, automated: bool = False
 ) -> tuple[SkillViewTool, SkillsSearchTool, SkillManageTool]:
     """The three tools of one session, sharing the library (and so its read log)."""
