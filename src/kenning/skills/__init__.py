@@ -29,7 +29,12 @@ from kenning.skills.guards import USER, Writer
 from kenning.skills.index import SkillsIndex, build_index, estimate_tokens, render_index
 from kenning.skills.library import ChangeResult, SkillLibrary, SkillView
 from kenning.skills.model import SkillMeta, compose_skill_md, parse_skill_md
-from kenning.skills.tool import SkillManageTool, SkillsSearchTool, SkillViewTool, session_skill_tools
+from kenning.skills.tool import (
+    SkillManageTool,
+    SkillsSearchTool,
+    SkillViewTool,
+    session_skill_tools,
+)
 
 __all__ = [
     "USER",

@@ -84,10 +84,16 @@ class ToolResult:
 
 @dataclass
 class TurnState:
-    """Per-turn counters the registry keeps in the context (reset by ``begin_turn``)."""
+    """Per-turn counters the registry keeps in the context (reset by ``begin_turn``).
+
+    Everything a tool counts across the calls of one turn lives here, in the
+    caller's context, never on the tool object: one tool object serves every
+    session and thread of a registry (or every client of the MCP server).
+    """
 
     result_chars: int = 0  # characters of tool results kept in the context this turn
     spilled: int = 0  # results saved to spill/ this turn
+    failures: dict[str, int] = field(default_factory=dict)  # failed writes per tool name
 
 
 @dataclass
@@ -101,6 +107,8 @@ class ToolContext:
     approval; None means nobody can be asked (headless runs, subagents), so
     those commands are refused. ``memory_writable`` is False for subagents and
     flush turns. ``purpose`` names the kind of turn in refusal messages.
+    ``origin`` says who is calling when it is not Kenning's own agent (e.g.
+    "via MCP (claude-code 1.2)"), for the provenance of what a call writes.
     """
 
     home: Home
@@ -111,6 +119,7 @@ class ToolContext:
     read_scope: Literal["anywhere", "workspace"] = "anywhere"
     extra_read_roots: tuple[Path, ...] = ()
     purpose: str = "main"
+    origin: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
     turn: TurnState = field(default_factory=TurnState)
 
@@ -126,6 +135,11 @@ class ToolContext:
         changes.setdefault("turn", TurnState())
         changes.setdefault("extras", dict(self.extras))
         return dataclasses.replace(self, **changes)
+
+    def provenance(self, what: str) -> str:
+        """``what``, who called it and from which session: the reason a write is committed with."""
+        who = f"{what} {self.origin}" if self.origin else what
+        return f"{who}, session {self.session_id}" if self.session_id else who
 
     def resolve(self, raw: str) -> Path:
         """An absolute path for ``raw``: ``~`` expanded, relative to ``cwd``, symlinks resolved."""

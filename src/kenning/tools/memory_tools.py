@@ -38,7 +38,7 @@ _WRITE_ACTIONS = ("add", "replace", "remove")
 
 
 def memory_tool(home: Home) -> Tool:
-    """``memory``: one per registry, because it counts failed writes per turn."""
+    """``memory``: one object for every caller; each call's state is in its context."""
     inner = memory_tool_mod.MemoryTool(home.memory)
     memories = home.layout.memories_dir.resolve()
 
@@ -51,8 +51,7 @@ def memory_tool(home: Home) -> Tool:
                 kind="memory_read_only",
             )
         # The reason lands in the git commit of the write: provenance back to the session.
-        inner.reason = f"memory tool, session {ctx.session_id}" if ctx.session_id else "memory tool"
-        return inner(args)
+        return inner(args, reason=ctx.provenance("memory tool"), failures=ctx.turn.failures)
 
     def access(args: dict[str, Any], ctx: ToolContext) -> Access:
         if _writes(args):
@@ -66,7 +65,6 @@ def memory_tool(home: Home) -> Tool:
         read_only=False,
         toolset="memory",
         access=access,
-        begin_turn=inner.begin_turn,
     )
 
 
