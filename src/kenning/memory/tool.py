@@ -101,6 +101,11 @@ SCHEMA: dict[str, Any] = {
 }
 
 
+def writes(args: Mapping[str, Any]) -> bool:
+    """Whether a call changes memory: anything but ``show`` (``operations`` included)."""
+    return bool(args.get("operations")) or args.get("action") in ("add", "replace", "remove")
+
+
 class MemoryTool:
     """Counts failed writes in the current turn, to stop retry loops.
 
