@@ -105,10 +105,11 @@ def render_index(
         return SkillsIndex("", 0, (), len(live), budget_tokens)
     lines = _Lines()
     groups = {info.name: _group(info) for info in live}
-    # A line costs at least its description's estimate less one (the rounding
-    # the whole text's count no longer pays per line): skip rendering all
-    # 3,000 lines (and scanning them) when they cannot possibly fit.
-    if sum(estimate_tokens(i.description) - 1 for i in live) <= budget_tokens:
+    # A line costs at least its (capped) description's estimate less one (the
+    # rounding the whole text's count no longer pays per line): skip rendering
+    # all 3,000 lines (and scanning them) when they cannot possibly fit.
+    cap = MAX_DESCRIPTION_IN_INDEX - 1
+    if sum(estimate_tokens(i.description[:cap]) - 1 for i in live) <= budget_tokens:
         for info in live:
             lines.of(info)
         everything = _render(live, lines, groups, 0, len(live))
