@@ -304,7 +304,10 @@ class KenningService:
             sid = self.recorder.session_for(peer)
             label = sid or f"mcp-{secrets.token_hex(4)}"
             via = f"via MCP ({peer.label()})"
-            ctx = ToolContext(self.home, session_id=label, purpose="mcp", origin=via)
+            # cwd: the home, not the server process's folder (which may be gone).
+            ctx = ToolContext(
+                self.home, cwd=self.home.root, session_id=label, purpose="mcp", origin=via
+            )
             client = _Client(peer, sid, label, ctx)
             self._clients[peer.key] = client
         return client
