@@ -1,4 +1,4 @@
-"""Crash-safe file primitives: exclusive locks and atomic replacement.
+"""Crash-safe file primitives: atomic replacement under a lock, capped safe reads.
 
 Invariants the rest of Kenning relies on:
 - ``atomic_write`` never leaves a partially written file at ``path``: the new
@@ -6,8 +6,9 @@ Invariants the rest of Kenning relies on:
   over the target (rename is atomic on POSIX). A crash leaves either the old
   or the new content, plus at most a stray temp file that the next writer
   under the same lock removes.
-- ``exclusive_lock`` locks a *separate* ``.lock`` file, never the data file:
-  a lock on the data file would be lost by the rename above.
+- writers of a file take turns under ``held(path)``: the file's lock from
+  :mod:`kenning.locks` (a *separate* ``.lock`` file, never the data file: a
+  lock on the data file would be lost by the rename above).
 - ``read_regular`` never follows a symbolic link at the file or at its folder,
   reads only regular files, and never more than its cap; it checks what it
   opened (``fstat`` of the descriptor), so nothing can be swapped in between
@@ -18,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import stat
 import tempfile
@@ -26,6 +26,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
+
+from kenning.locks import exclusive_lock, lock_path_for
 
 TEMP_SUFFIX = ".tmp"
 # A temp file this old, found by a process that does not hold the lock of its
@@ -49,28 +51,8 @@ def age_text(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
-def lock_path_for(path: Path) -> Path:
-    return path.with_name(f".{path.name}.lock")
-
-
 def _temp_prefix(path: Path) -> str:
     return f".{path.name}."
-
-
-@contextlib.contextmanager
-def exclusive_lock(lock_file: Path) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on ``lock_file`` (created if missing).
-
-    The kernel releases the lock when the process dies, so a killed writer
-    never leaves the home locked.
-    """
-    lock_file.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_file, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the flock
 
 
 class ChangedUnderfootError(RuntimeError):

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kenning import clock, gitlocks
-from kenning.fsutil import atomic_write, exclusive_lock
+from kenning.fsutil import atomic_write
+from kenning.locks import exclusive_lock
 
 log = logging.getLogger(__name__)
 

@@ -70,3 +70,22 @@ def test_calibration_moves_toward_reported_usage_and_stays_clamped() -> None:
     assert cal.factor <= cal.high
     cal.at_least(9.0)
     assert cal.factor == cal.high
+
+
+def test_one_counter_for_the_context_search_skills_and_the_scripted_model() -> None:
+    from kenning import tokens
+    from kenning.search import chunks
+    from kenning.skills import index
+    from kenning.testing import ScriptedModel
+
+    assert estimate_tokens is tokens.estimate_tokens
+    assert chunks.estimate_tokens is tokens.estimate_tokens
+    assert index.estimate_tokens is tokens.estimate_tokens
+    # The scripted model reports usage with the same counter: a 40-letter word
+    # is 7 tokens, not the 10 that "four characters a token" would give.
+    import asyncio
+
+    model = ScriptedModel(["abcd" * 10])
+    response = asyncio.run(model.request([ChatMessage.user("部署数据库")]))
+    assert response.usage.output_tokens == 7
+    assert response.usage.input_tokens == 5

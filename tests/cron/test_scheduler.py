@@ -16,7 +16,7 @@ from kenning.config import CronConfig
 from kenning.cron.schedule import ScheduleError, parse
 from kenning.cron.scheduler import Job, JobRun, JobStore, Scheduler
 from kenning.home import Home
-from kenning.learning.locks import Busy, locks_dir, try_lock
+from kenning.locks import Busy, locks_dir, try_lock
 from kenning.testing.models import ScriptedModel
 
 from .conftest import cron_home, git_log
@@ -147,7 +147,7 @@ def test_two_daemons_cannot_run_on_one_home(tmp_path: Path) -> None:
                 f"""
                 import sys
                 from pathlib import Path
-                from kenning.learning.locks import try_lock
+                from kenning.locks import try_lock
                 with try_lock(Path({str(lock)!r})):
                     print("locked", flush=True)
                     sys.stdin.readline()

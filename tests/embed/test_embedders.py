@@ -22,6 +22,7 @@ from kenning.embed import (
     from_config,
     open_cache_db,
 )
+from kenning.retry import Backoff
 from kenning.testing import FakeEmbedder
 
 
@@ -90,12 +91,97 @@ def test_openai_embedder_talks_to_a_real_local_server(server: str) -> None:
 
 
 def test_openai_embedder_errors_are_clear(server: str) -> None:
+    waits: list[float] = []
     with pytest.raises(EmbedderError, match=r"HTTP 500.*model exploded"):
-        OpenAIEmbedder(server, "broken", dims=3).embed_query("x")
+        OpenAIEmbedder(server, "broken", dims=3, sleep=waits.append).embed_query("x")
     with pytest.raises(EmbedderError, match="cannot reach"):
-        OpenAIEmbedder("http://127.0.0.1:9/v1", "m", dims=3, timeout=2).embed_query("x")
+        OpenAIEmbedder(
+            "http://127.0.0.1:9/v1", "m", dims=3, timeout=2, sleep=waits.append
+        ).embed_query("x")
     with pytest.raises(EmbedderError, match="base_url and model"):
         OpenAIEmbedder("", "")
+
+
+class _Scripted(BaseHTTPRequestHandler):
+    """Answers each POST with the next (status, headers) of ``script``, then 200s."""
+
+    script: ClassVar[list[tuple[int, dict[str, str]]]] = []
+    seen: ClassVar[int] = 0
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        _Scripted.seen += 1
+        status, headers = _Scripted.script.pop(0) if _Scripted.script else (200, {})
+        payload = (
+            json.dumps({"data": [{"index": i, "embedding": [1.0, 0.0]} for i in body["input"]]})
+            if status == 200
+            else json.dumps({"error": {"message": f"scripted {status}"}})
+        ).encode()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def scripted() -> Iterator[str]:
+    httpd = HTTPServer(("127.0.0.1", 0), _Scripted)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    _Scripted.script, _Scripted.seen = [], 0
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_rate_limit_is_waited_out_as_the_server_asks(scripted: str) -> None:
+    _Scripted.script = [(429, {"Retry-After": "2.5"})]
+    waits: list[float] = []
+    emb = OpenAIEmbedder(scripted, "m", dims=2, sleep=waits.append)
+    assert emb.embed_query("x").shape == (2,)
+    assert waits == [2.5] and _Scripted.seen == 2
+
+
+def test_server_errors_are_retried_with_jittered_backoff_then_given_up(scripted: str) -> None:
+    _Scripted.script = [(500, {})] * 10
+    waits: list[float] = []
+    policy = Backoff(max_retries=3, base_delay_s=1.0, random=lambda: 0.5)
+    emb = OpenAIEmbedder(scripted, "m", dims=2, retry=policy, sleep=waits.append)
+    with pytest.raises(EmbedderError, match=r"HTTP 500.*scripted 500.*gave up after 4 attempts"):
+        emb.embed_query("x")
+    assert waits == [0.75, 1.5, 3.0] and _Scripted.seen == 4  # step/2 + 0.5 * step/2
+
+
+def test_a_rejected_request_is_not_retried_and_a_long_wait_is_refused(scripted: str) -> None:
+    _Scripted.script = [(400, {}), (503, {"Retry-After": "3600"})]
+    waits: list[float] = []
+    emb = OpenAIEmbedder(scripted, "m", dims=2, sleep=waits.append)
+    with pytest.raises(EmbedderError, match="HTTP 400"):
+        emb.embed_query("x")
+    with pytest.raises(EmbedderError, match=r"HTTP 503.*asked to wait 3600 s.*try again later"):
+        emb.embed_query("x")
+    assert waits == [] and _Scripted.seen == 2
+
+
+def test_the_total_wait_is_measured_on_the_monotonic_clock(scripted: str) -> None:
+    _Scripted.script = [(500, {})] * 10
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds + 10.0  # each request "takes" ten seconds too
+
+    policy = Backoff(max_total_wait_s=30.0, random=lambda: 0.0, monotonic=lambda: now[0])
+    emb = OpenAIEmbedder(scripted, "m", dims=2, retry=policy, sleep=sleep)
+    with pytest.raises(EmbedderError, match="gave up after 4 attempts"):
+        emb.embed_query("x")
+    # The waits (0.5, 1, 2, then 4) sum to 7.5 s, within the 30 s and the four
+    # retries; but 33.5 s have passed on the clock, so the fifth try is not made.
+    assert _Scripted.seen == 4
 
 
 def test_from_config() -> None:

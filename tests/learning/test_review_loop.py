@@ -185,7 +185,7 @@ def test_review_now_in_the_foreground_and_its_session_ranks_low(
 
 def test_one_review_per_session_across_processes(lhome: Home, tmp_path: Path) -> None:
     from kenning.learning.background import lock_file
-    from kenning.learning.locks import try_lock
+    from kenning.locks import try_lock
 
     model = ScriptedModel(["a", "b"])
     reviewer = ScriptedModel([])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import sqlite3
@@ -222,11 +223,11 @@ def test_a_read_torn_by_a_checkpoint_is_read_again(
     service = KenningService(
         Home.open(home_dir, overrides={"embedding": {"provider": "none"}}), read_only=True
     )
-    handler = service._handlers["session_search"]
+    tool = service._tools["session_search"]
     runs: list[int] = []
 
-    def read_while_another_process_writes(args: dict[str, Any], client: Any) -> dict[str, Any]:
-        result = handler(args, client)
+    async def read_while_another_process_writes(args: dict[str, Any], ctx: Any) -> Any:
+        result = await tool.handler(args, ctx)
         runs.append(len(result["sessions"]))
         if len(runs) == 1:  # a writer starts, writes, and checkpoints on closing
             writer = Archive(home_dir / "state.db")
@@ -234,7 +235,8 @@ def test_a_read_torn_by_a_checkpoint_is_read_again(
             writer.close()
         return result
 
-    monkeypatch.setitem(service._handlers, "session_search", read_while_another_process_writes)
+    patched = dataclasses.replace(tool, handler=read_while_another_process_writes)
+    monkeypatch.setitem(service._tools, "session_search", patched)
     result = service.call("session_search", {}, Peer()).result
     assert runs == [1, 2] and len(result["sessions"]) == 2  # read again, from the new file
     assert len(service.call("session_search", {}, Peer()).result["sessions"]) == 2

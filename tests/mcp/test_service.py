@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import logging
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,10 @@ from kenning.mcp.client import payload
 from kenning.mcp.recorder import found
 from kenning.mcp.server import build_server
 from kenning.mcp.service import TURN_GAP_S
+from kenning.skills.agent_tools import skill_registry_tools
 from kenning.storage import StorageUnavailable
+from kenning.tools.base import Tool, ToolContext
+from kenning.tools.registry import default_registry
 
 PEER = Peer(client="test-host", version="1.0")
 
@@ -36,15 +41,43 @@ def service_for(home_dir: Path, **overrides: Any) -> KenningService:
     return KenningService(Home.open(home_dir, overrides=settings), clock=Clock())
 
 
+def test_the_server_serves_the_agents_own_tools(home_dir: Path) -> None:
+    """One Tool abstraction: the schema, the argument check and the result are the agent's."""
+    service = service_for(home_dir)
+    home = Home.open(home_dir, overrides={"embedding": {"provider": "none"}})
+    registry = default_registry(home)
+    agent = {n: t for n in registry.names() if (t := registry.get(n)) is not None}
+    agent.update({t.name: t for t in skill_registry_tools(home)})
+    offered = {tool.name: tool for _, tool in service.tools()}
+    assert set(offered) == {
+        "memory", "memory_search", "memory_get", "session_search",
+        "journal_append", "skill_list", "skill_view", "skill_manage",
+    }  # fmt: skip
+    for name in ("memory", "memory_search", "memory_get", "session_search", "skill_view"):
+        assert (
+            isinstance(offered[name], Tool) and offered[name].parameters == agent[name].parameters
+        )
+    bad = {"query": "pnpm", "limit": "many"}
+    _, refused = agent["memory_search"].check(bad)
+    assert refused is not None and refused.data is not None
+    assert service.call("memory_search", bad, PEER).result == dict(refused.data)
+    # A result is the agent tool's ToolResult, sent as its JSON object.
+    show = {"action": "show", "target": "user"}
+    own = asyncio.run(agent["memory"].run(show, ToolContext(home)))
+    assert service.call("memory", show, PEER).result == own.data
+    service.close()
+
+
 def test_an_exception_inside_a_tool_becomes_a_result_and_the_server_goes_on(
     home_dir: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     service = service_for(home_dir)
 
-    def broken(args: dict[str, Any], client: Any) -> dict[str, Any]:
+    async def broken(args: dict[str, Any], ctx: Any) -> dict[str, Any]:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setitem(service._handlers, "memory_search", broken)
+    tool = dataclasses.replace(service._tools["memory_search"], handler=broken)
+    monkeypatch.setitem(service._tools, "memory_search", tool)
     with caplog.at_level(logging.ERROR):
         failed = service.call("memory_search", {"query": "x"}, PEER)
     assert not failed.ok and failed.result["error"] == "internal"

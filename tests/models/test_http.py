@@ -17,8 +17,8 @@ from kenning.models.http import (
     error_detail,
     is_context_overflow,
     iter_sse,
-    parse_retry_after,
 )
+from kenning.retry import parse_retry_after
 from kenning.testing.wire import OVERFLOW_BODIES
 
 # Real overflow messages, as the servers word them.

@@ -76,6 +76,26 @@ def test_call_gives_up_with_a_note() -> None:
     assert str(caught.value) == "connection happened (gave up after 2 attempts)"
 
 
+def test_time_spent_in_slow_requests_counts_toward_the_total_wait() -> None:
+    # The policy is kenning.retry's, shared with the remote embedder: elapsed
+    # time is read from its (injectable) monotonic clock, not only summed waits.
+    now = [0.0]
+    tries: list[float] = []
+
+    async def sleep(s: float) -> None:
+        now[0] += s
+
+    async def call() -> str:
+        tries.append(now[0])
+        now[0] += 50.0  # each request takes fifty seconds to fail
+        raise err("timeout")
+
+    policy = RetryPolicy(max_total_wait_s=120.0, random=lambda: 0.0, monotonic=lambda: now[0])
+    with pytest.raises(ModelError, match="gave up after 3 attempts"):
+        asyncio.run(call_with_retries(call, policy))
+    assert len(tries) == 3  # 0 s, 50.5 s, 101.5 s: a fourth would start past 120 s
+
+
 def test_a_permanent_error_surfaces_unchanged() -> None:
     original = err("auth")
 

@@ -12,12 +12,15 @@ from kenning.search import chunks
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
 from kenning.testing import FakeEmbedder
+from kenning.tokens import estimate_tokens
 
 
-def test_token_estimate_counts_cjk_characters() -> None:
-    assert chunks.estimate_tokens("abcd" * 10) == 10
+def test_lines_are_costed_by_the_one_token_counter() -> None:
+    # "abcd" * 10 is one 40-letter word: 7 tokens, not 10 (four characters a token).
+    assert chunks.estimate_tokens is estimate_tokens
+    assert chunks.estimate_tokens("abcd" * 10) == 7
     assert chunks.estimate_tokens("部署到生产环境") == 7
-    assert chunks.estimate_tokens("deploy 部署") == 2 + 2
+    assert chunks.estimate_tokens("deploy 部署") == 1 + 2
 
 
 def test_chunks_cut_on_lines_with_overlap() -> None:

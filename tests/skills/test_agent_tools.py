@@ -9,7 +9,7 @@ from typing import Any
 from tests.skills.conftest import last_message, skill_md, subjects
 
 from kenning.home import Home
-from kenning.skills.agent_tools import index_block, library_for, skill_tools
+from kenning.skills.agent_tools import index_block, library_for, skill_registry_tools
 from kenning.tools.base import Tool, ToolContext
 
 
@@ -18,7 +18,7 @@ def _call(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> Any:
 
 
 def _tools(home: Home) -> dict[str, Tool]:
-    return {tool.name: tool for tool in skill_tools(home)}
+    return {tool.name: tool for tool in skill_registry_tools(home)}
 
 
 def test_the_three_tools_share_one_library_per_home(home: Home) -> None:

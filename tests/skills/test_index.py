@@ -11,6 +11,7 @@ import pytest
 from tests.skills.conftest import Clock, make_library, skill_md
 
 from kenning.config import Config, HistoryConfig
+from kenning.context.tokens import EstimatingCounter
 from kenning.home import Home
 from kenning.skills import index as index_mod
 from kenning.skills.index import build_index, estimate_tokens
@@ -126,9 +127,20 @@ def test_a_hand_edited_dangerous_description_is_neutralised(library: SkillLibrar
 
 
 def test_tokens_are_estimated_honestly_for_cjk() -> None:
-    assert estimate_tokens("abcd" * 10) == 10
     assert estimate_tokens("部署数据库") == 5  # one token per CJK character
     assert index_mod.estimate_tokens is estimate_tokens
+
+
+def test_the_budget_is_counted_like_the_context_engine_counts_the_prompt(
+    library: SkillLibrary,
+) -> None:
+    # The index's 1,500 tokens are the tokens the context engine charges for it.
+    for n in range(40):
+        name = f"skill-{n:02d}"
+        library.create(name, skill_md(name, f"Deploys service number {n} to production."))
+    built = build_index(library, budget_tokens=200)
+    assert 0 < built.tokens <= 200 and 0 < len(built.shown) < built.total
+    assert EstimatingCounter().count(built.text) == built.tokens
 
 
 def test_chinese_tasks_find_chinese_skills(library: SkillLibrary) -> None:

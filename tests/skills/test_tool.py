@@ -11,7 +11,7 @@ from kenning.skills.tool import (
     MAX_FAILURES_PER_TURN,
     SEARCH_SCHEMA,
     VIEW_SCHEMA,
-    skill_tools,
+    session_skill_tools,
 )
 
 
@@ -26,7 +26,7 @@ def test_schemas_are_plain_and_name_their_tools() -> None:
 
 
 def test_create_view_patch_through_the_tools(library: SkillLibrary, home: Home) -> None:
-    view, search, manage = skill_tools(library, "s1")
+    view, search, manage = session_skill_tools(library, "s1")
     created = manage({"action": "create", "name": "x", "content": skill_md("x"), "reason": "new"})
     assert created["success"] and created["done"] and "do not repeat" in created["message"]
     assert library.info("x").record.created_by == "agent"
@@ -44,7 +44,7 @@ def test_create_view_patch_through_the_tools(library: SkillLibrary, home: Home) 
 
 
 def test_failures_carry_the_next_step_and_stop_a_retry_loop(library: SkillLibrary) -> None:
-    _, _, manage = skill_tools(library, "s1")
+    _, _, manage = session_skill_tools(library, "s1")
     manage({"action": "create", "name": "x", "content": skill_md("x")})
     first = manage({"action": "patch", "name": "x", "old_string": "absent", "new_string": "y"})
     assert first == {
@@ -63,14 +63,14 @@ def test_failures_carry_the_next_step_and_stop_a_retry_loop(library: SkillLibrar
 
 
 def test_invalid_skill_reports_each_problem(library: SkillLibrary) -> None:
-    _, _, manage = skill_tools(library, "s1")
+    _, _, manage = session_skill_tools(library, "s1")
     result = manage({"action": "create", "name": "x", "content": "---\nname: y\n---\n\n"})
     assert result["error"] == "invalid" and len(result["problems"]) == 3
 
 
 def test_view_of_an_unknown_skill_suggests_similar_ones(library: SkillLibrary) -> None:
     library.create("deploy-web-app", skill_md("deploy-web-app", "Deploy the web app."))
-    view, _, _ = skill_tools(library, "s1")
+    view, _, _ = session_skill_tools(library, "s1")
     result = view({"name": "deploy-app"})
     assert result["error"] == "not_found" and result["similar"] == ["deploy-web-app"]
     missing_file = view({"name": "deploy-web-app", "file": "scripts/none.sh"})
@@ -82,7 +82,7 @@ def test_search_includes_archived_skills_and_says_when_nothing_matches(
 ) -> None:
     library.create("old-way", skill_md("old-way", "Migrate the billing database."))
     library.set_statuses({"old-way": ("archived", "test")}, "skills: test")
-    _, search, _ = skill_tools(library, "s1")
+    _, search, _ = session_skill_tools(library, "s1")
     [hit] = search({"query": "billing migration"})["results"]
     assert hit["status"] == "archived"
     empty = search({"query": "quantum chromodynamics"})
@@ -92,9 +92,9 @@ def test_search_includes_archived_skills_and_says_when_nothing_matches(
 
 def test_the_automated_review_reads_first_and_proposes(home: Home, clock: Clock) -> None:
     library = make_library(home, clock, mode="propose")
-    _, _, live = skill_tools(library, "live")
+    _, _, live = session_skill_tools(library, "live")
     live({"action": "create", "name": "x", "content": skill_md("x")})
-    view, _, review = skill_tools(library, "review", automated=True)
+    view, _, review = session_skill_tools(library, "review", automated=True)
     args = {"action": "patch", "name": "x", "old_string": "first", "new_string": "1st"}
     refused = review(args)
     assert refused["error"] == "not_read" and "skill_view(name='x')" in refused["next_step"]

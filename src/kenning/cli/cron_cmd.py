@@ -23,7 +23,7 @@ from kenning import clock
 from kenning.cli.context import CliState, echo_json, pass_state
 from kenning.cron.schedule import ScheduleError
 from kenning.cron.scheduler import CronError, Job, JobStore, Scheduler
-from kenning.learning.locks import Busy
+from kenning.locks import Busy
 from kenning.models.errors import ModelError, ModelNotConfigured
 
 

@@ -36,9 +36,9 @@ from typing import Any
 
 from kenning import clock
 from kenning.cron.schedule import Schedule, parse
-from kenning.fsutil import atomic_write, exclusive_lock
+from kenning.fsutil import atomic_write
 from kenning.home import Home
-from kenning.learning.locks import Busy, locks_dir, try_lock
+from kenning.locks import Busy, exclusive_lock, lock_path_for, locks_dir, try_lock
 from kenning.models.types import Model
 
 log = logging.getLogger(__name__)
@@ -328,7 +328,7 @@ async def run_agent_job(
 
 def _append_output(path: Path, job: Job, moment: datetime, ok: bool, answer: str) -> None:
     heading = f"## {moment:%Y-%m-%d %H:%M} · cron {job.name}{'' if ok else ' (failed)'}"
-    with exclusive_lock(path.with_name(f".{path.name}.lock")):
+    with exclusive_lock(lock_path_for(path)):
         old = path.read_text(encoding="utf-8") if path.exists() else ""
         sep = "" if not old or old.endswith("\n\n") else ("\n" if old.endswith("\n") else "\n\n")
         atomic_write(path, f"{old}{sep}{heading}\n{answer or '(no answer)'}\n")

@@ -32,8 +32,9 @@ from kenning.doctor.home_checks import (
 )
 from kenning.doctor.model import Check, Report, Status
 from kenning.doctor.skills_checks import check_skills
-from kenning.fsutil import STALE_TEMP_AGE_S, age_text, exclusive_lock, held
+from kenning.fsutil import STALE_TEMP_AGE_S, age_text, held
 from kenning.history import History
+from kenning.locks import exclusive_lock
 from kenning.memory.store import MemoryStore
 from kenning.paths import HomeLayout
 from kenning.skills import leftovers

@@ -10,7 +10,6 @@ whatever error reading it produces.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import shutil
 import stat
@@ -23,6 +22,7 @@ from kenning import config as config_mod
 from kenning.doctor.model import Check, ok
 from kenning.fsutil import STALE_TEMP_AGE_S, age_text, is_temp_name
 from kenning.history import History, HistoryError
+from kenning.locks import holder_of, is_held
 from kenning.memory.store import MemoryStore, Target
 from kenning.paths import HomeLayout
 
@@ -291,13 +291,13 @@ def check_leftovers(root: Path, cmd: str) -> list[Check]:
         )
     else:
         checks.append(ok("temp-files", "no temp files of interrupted writes"))
-    busy = [p for p in _lock_files(root) if _is_held(p)]
+    busy = [p for p in _lock_files(root) if is_held(p)]
     if busy:
         checks.append(
             ok(
                 "kenning-locks",
                 f"{len(busy)} Kenning lock(s) held right now: a write is in progress",
-                *(str(p.relative_to(root)) for p in busy),
+                *(_held_by(p, root) for p in busy),
             )
         )
     return checks
@@ -317,29 +317,17 @@ def find_temps(root: Path) -> list[tuple[Path, float]]:
     return sorted(found)
 
 
+def _held_by(lock_file: Path, root: Path) -> str:
+    holder = holder_of(lock_file)
+    return f"{lock_file.relative_to(root)}" + (f" (pid {holder})" if holder else "")
+
+
 def _lock_files(root: Path) -> list[Path]:
     candidates = [root / ".git-kenning.lock", root / "skills" / ".library.lock"]
     for sub in ("memories", "memory"):
         with contextlib.suppress(OSError):
             candidates += sorted((root / sub).glob(".*.lock"))
     return [p for p in candidates if p.is_file()]
-
-
-def _is_held(lock_file: Path) -> bool:
-    """Whether another process holds the flock on ``lock_file`` (opened read-only: no write)."""
-    try:
-        fd = os.open(lock_file, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)
-    return False
 
 
 def check_memory_provider(cfg: config_mod.MemoryConfig) -> list[Check]:

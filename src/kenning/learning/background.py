@@ -43,7 +43,6 @@ from kenning.agent.events import Notice, TurnEnded
 from kenning.agent.loop import AgentSession
 from kenning.archive.store import Archive
 from kenning.home import Home
-from kenning.learning.locks import Busy, locks_dir, try_lock
 from kenning.learning.review import (
     KINDS,
     ReviewReport,
@@ -52,6 +51,7 @@ from kenning.learning.review import (
     summary_line,
     take_snapshot,
 )
+from kenning.locks import Busy, locks_dir, try_lock
 from kenning.models.types import Model
 from kenning.tools.registry import ToolOutcome
 

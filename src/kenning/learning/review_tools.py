@@ -26,7 +26,7 @@ from typing import Any
 
 from kenning.agent.delegate import delegate_tool
 from kenning.home import Home
-from kenning.skills.agent_tools import skill_tools
+from kenning.skills.agent_tools import skill_registry_tools
 from kenning.tools.base import Tool, ToolContext, ToolResult
 from kenning.tools.memory_tools import archive_tools, memory_tool
 from kenning.tools.registry import ToolRegistry, default_registry
@@ -48,7 +48,7 @@ def review_registry(live: Home, scratch: Home) -> ToolRegistry:
     """Every built-in tool, memory and skills bound to ``scratch``, restricted to REVIEW_TOOLS."""
     registry = default_registry(live)
     registry.register(memory_tool(scratch), replace=True)
-    for tool in skill_tools(scratch):
+    for tool in skill_registry_tools(scratch):
         if tool.name == "skill_manage":
             tool = _without_delete(tool)
         registry.register(tool, replace=True)

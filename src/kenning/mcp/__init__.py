@@ -4,7 +4,8 @@ Claude Code, Cursor, Codex, Zed or a host of one's own connect to the same
 home ``kenning chat`` uses — hot memory, archive, journal and skills — at the
 same time, safely. The modules, one job each:
 
-- :mod:`.catalog` the tools a host model sees: descriptions, schemas, hints;
+- :mod:`.catalog` what a host model is told about the tools: descriptions, hints
+  (the tools are the agent's own `Tool` objects);
 - :mod:`.service` the core: calls in, results written for the model out,
   never an exception; resources and the memory guide;
 - :mod:`.recorder` one ``mcp`` archive session per client connection;

@@ -1,13 +1,15 @@
-"""What the MCP server offers a host model: tool names, descriptions, schemas and hints.
+"""What the MCP server tells a host model about its tools: descriptions, titles and hints.
+
+The tools themselves are Kenning's :class:`kenning.tools.base.Tool` objects,
+built by the same factories as the agent's (``tools/memory_tools.py``,
+``skills/agent_tools.py``), so a host model and Kenning's agent fill in the
+same arguments under the same schema, checked by the same checker; like
+those, the schemas use no ``oneOf``/``anyOf``, which some hosts reject. Only
+``journal_append`` and ``skill_list`` are MCP's own (their schemas are here).
 
 The descriptions are written for a model that has never heard of Kenning: each
 says what Kenning is in a clause, what the tool is for, when to call it and
-what not to store. The argument schemas are the ones Kenning's own agent gets
-(``memory/tool.py``, ``memory/memory_*.py``, ``archive/session_search.py``,
-``skills/tool.py``), reused rather than re-derived, so a host model and
-Kenning's agent fill in the same arguments
-under the same rules; like those, they use no ``oneOf``/``anyOf``, which some
-hosts reject.
+what not to store.
 
 Invariant: a tool that can change the home says so in ``writes`` (per call,
 since ``memory`` both reads and writes); the server's read-only mode refuses
@@ -20,10 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kenning.archive import session_search
-from kenning.memory import memory_get, memory_search
 from kenning.memory import tool as memory_tool
-from kenning.skills import tool as skills_tool
 
 # Said once per description, so a model meeting any one tool knows what it is.
 _KENNING = (
@@ -173,17 +172,13 @@ def _always(args: Mapping[str, Any]) -> bool:
     return True
 
 
-def memory_writes(args: Mapping[str, Any]) -> bool:
-    """Whether a ``memory`` call writes: anything but ``show`` (operations included)."""
-    return bool(args.get("operations")) or args.get("action") in ("add", "replace", "remove")
-
-
 @dataclass(frozen=True)
 class ToolDef:
+    """What MCP adds to one tool: its host-facing description, title and hints."""
+
     name: str
     title: str
     description: str
-    parameters: Mapping[str, Any]
     writes: Callable[[Mapping[str, Any]], bool]
     read_only_hint: bool  # MCP annotation: never changes the home
     destructive_hint: bool  # MCP annotation: may replace or remove what is there
@@ -195,18 +190,12 @@ class ToolDef:
         return self.description
 
 
-def _params(schema: Mapping[str, Any]) -> Mapping[str, Any]:
-    params: Mapping[str, Any] = schema["parameters"]
-    return params
-
-
 TOOLS: tuple[ToolDef, ...] = (
     ToolDef(
         "memory",
         "Kenning hot memory",
         MEMORY,
-        _params(memory_tool.SCHEMA),
-        memory_writes,
+        memory_tool.writes,
         read_only_hint=False,
         destructive_hint=True,
         refused_when_read_only='only action "show" works, writes are refused',
@@ -215,7 +204,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "memory_search",
         "Search Kenning memory files",
         MEMORY_SEARCH,
-        _params(memory_search.SCHEMA),
         _never,
         read_only_hint=True,
         destructive_hint=False,
@@ -224,7 +212,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "memory_get",
         "Read a Kenning memory file",
         MEMORY_GET,
-        _params(memory_get.SCHEMA),
         _never,
         read_only_hint=True,
         destructive_hint=False,
@@ -233,7 +220,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "session_search",
         "Search past conversations",
         SESSION_SEARCH,
-        _params(session_search.SCHEMA),
         _never,
         read_only_hint=True,
         destructive_hint=False,
@@ -242,7 +228,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "journal_append",
         "Append to today's journal",
         JOURNAL_APPEND,
-        JOURNAL_SCHEMA,
         _always,
         read_only_hint=False,
         destructive_hint=False,
@@ -252,7 +237,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "skill_list",
         "List Kenning skills",
         SKILL_LIST,
-        SKILL_LIST_SCHEMA,
         _never,
         read_only_hint=True,
         destructive_hint=False,
@@ -261,7 +245,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "skill_view",
         "Load a Kenning skill",
         SKILL_VIEW,
-        _params(skills_tool.VIEW_SCHEMA),
         _never,
         read_only_hint=True,
         destructive_hint=False,
@@ -270,7 +253,6 @@ TOOLS: tuple[ToolDef, ...] = (
         "skill_manage",
         "Create or change a Kenning skill",
         SKILL_MANAGE,
-        _params(skills_tool.MANAGE_SCHEMA),
         _always,
         read_only_hint=False,
         destructive_hint=True,

@@ -65,18 +65,18 @@ def build_server(service: KenningService) -> Server[Any]:
         tools = [
             types.Tool(
                 name=tool.name,
-                title=tool.title,
-                description=tool.describe(read_only=service.read_only),
+                title=offer.title,
+                description=offer.describe(read_only=service.read_only),
                 input_schema=dict(tool.parameters),
                 annotations=types.ToolAnnotations(
-                    title=tool.title,
-                    read_only_hint=tool.read_only_hint or service.read_only,
-                    destructive_hint=tool.destructive_hint and not service.read_only,
-                    idempotent_hint=tool.read_only_hint,
+                    title=offer.title,
+                    read_only_hint=offer.read_only_hint or service.read_only,
+                    destructive_hint=offer.destructive_hint and not service.read_only,
+                    idempotent_hint=offer.read_only_hint,
                     open_world_hint=False,
                 ),
             )
-            for tool in service.tools()
+            for offer, tool in service.tools()
         ]
         return types.ListToolsResult(tools=tools)
 

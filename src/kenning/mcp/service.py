@@ -1,18 +1,21 @@
 """The MCP server's core, free of protocol: a tool call in, a result written for the model out.
 
-``KenningService`` serves one home to any number of MCP clients. It reuses
-the tools Kenning's own agent gets (``MemoryTool``, ``SessionSearch``,
-``MemorySearch``, ``MemoryGet``, the skill tools) so budgets, matching rules
-and the threat scan are the same everywhere; it adds what only an MCP server
-needs: per-client state, recording in the archive, read-only refusals, and a
-boundary no exception crosses.
+``KenningService`` serves one home to any number of MCP clients. It serves
+the :class:`~kenning.tools.base.Tool` objects Kenning's own agent gets, built
+by the same factories (``memory_tool``, ``archive_tools``,
+``skill_registry_tools``), so schemas, argument checks, budgets, matching
+rules and the threat scan are the same everywhere; only the descriptions are
+the catalog's, written for other hosts' models. It adds what only an MCP
+server needs: per-client state (each client's ``ToolContext``: its session,
+provenance and turn counters), recording in the archive, read-only refusals,
+and a boundary no exception crosses.
 
 Invariants:
 - Arguments are well-formed Unicode before anything sees them: a lone
   surrogate (which SQLite, git and the files cannot encode) becomes U+FFFD,
   and the result carries a ``warning`` naming the arguments that changed.
 - ``call`` never raises. Bad arguments are checked against the tool's schema
-  (the runtime's own checker) and answered with what the tool expects; a
+  (``Tool.check``, the runtime's own checker) and answered with what the tool expects; a
   refusal says why and what to do next; an unexpected exception becomes an
   ``internal`` result and a traceback on stderr, and the server goes on.
 - In read-only mode a call that would write is refused before any handler
@@ -27,6 +30,8 @@ Invariants:
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import logging
 import secrets
@@ -34,29 +39,24 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from kenning.archive.session_search import SessionSearch
 from kenning.archive.store import Archive, ArchiveError
 from kenning.embed import from_config
 from kenning.home import Home
 from kenning.journal import JournalError
-from kenning.mcp.catalog import BY_NAME, TOOLS, ToolDef
+from kenning.mcp.catalog import BY_NAME, JOURNAL_SCHEMA, SKILL_LIST_SCHEMA, TOOLS, ToolDef
 from kenning.mcp.readonly import READ_ONLY_NEXT_STEP, ReadOnlyArchive, ReadOnlySkillLibrary
 from kenning.mcp.recorder import Peer, Recorder
-from kenning.memory.memory_get import MemoryGet
-from kenning.memory.memory_search import MemorySearch
-from kenning.memory.tool import MemoryTool
 from kenning.prompt import template
 from kenning.safety import threats
-from kenning.search.chunks import memory_files
 from kenning.search.engine import SearchEngine
 from kenning.skills import tool as skills_tool
+from kenning.skills.agent_tools import skill_registry_tools
 from kenning.skills.index import build_index
 from kenning.skills.library import SkillLibrary
-from kenning.skills.tool import SkillManageTool, SkillViewTool
-from kenning.tools.schema import describe_parameters, validate
+from kenning.tools.base import Tool, ToolContext, ToolResult, TurnState
+from kenning.tools.memory_tools import archive_tools, memory_tool
 from kenning.wellformed import repair, repair_data
 
 log = logging.getLogger(__name__)
@@ -90,14 +90,12 @@ class Outcome:
 
 @dataclass
 class _Client:
-    """One connection's state: its archive session and the tools that count its failures."""
+    """One connection's state: its archive session and the context its calls run in."""
 
     peer: Peer
     session_id: str | None  # None when not recorded (read-only, or the archive refused)
     label: str  # provenance in commit messages and the skills read log
-    memory: MemoryTool
-    view: SkillViewTool
-    manage: SkillManageTool
+    ctx: ToolContext  # session_id=label, origin "via MCP (...)"; ctx.turn counts failures
     last_call: float = field(default=float("-inf"))
 
 
@@ -128,21 +126,40 @@ class KenningService:
         )
         self._engine: SearchEngine | None = None
         self._clients: dict[str, _Client] = {}
-        self._handlers: dict[str, Callable[[Result, _Client], Result]] = {
-            "memory": self._memory,
-            "memory_search": self._memory_search,
-            "memory_get": self._memory_get,
-            "session_search": self._session_search,
-            "journal_append": self._journal_append,
-            "skill_list": self._skill_list,
-            "skill_view": lambda args, client: client.view(args),
-            "skill_manage": lambda args, client: client.manage(args),
+        self._tools = self._build_tools()
+
+    def _build_tools(self) -> dict[str, Tool]:
+        """The agent's tools over this server's archive, engine and library, plus MCP's own two."""
+        shared = [
+            memory_tool(self.home),
+            *archive_tools(self.home, archive=lambda: self.archive, engine=self._search_engine),
+            *skill_registry_tools(self.home, self.skills),
+            Tool.from_schema(
+                "journal_append",
+                JOURNAL_SCHEMA,
+                self._journal_append,
+                read_only=False,
+                description=BY_NAME["journal_append"].description,
+            ),
+            Tool.from_schema(
+                "skill_list",
+                SKILL_LIST_SCHEMA,
+                self._skill_list,
+                read_only=True,
+                description=BY_NAME["skill_list"].description,
+            ),
+        ]
+        by_name = {tool.name: tool for tool in shared}
+        # What a host model reads is the catalog's description, written for it.
+        return {
+            d.name: dataclasses.replace(by_name[d.name], description=d.description) for d in TOOLS
         }
 
     # -- what is offered -----------------------------------------------------
 
-    def tools(self) -> tuple[ToolDef, ...]:
-        return TOOLS
+    def tools(self) -> tuple[tuple[ToolDef, Tool], ...]:
+        """Each offered tool: what MCP adds (title, hints) and the tool itself."""
+        return tuple((definition, self._tools[definition.name]) for definition in TOOLS)
 
     def snapshot(self) -> str:
         """The hot-memory block a Kenning session starts with, rendered now."""
@@ -230,24 +247,18 @@ class KenningService:
             self._engine = None
 
     def _run(self, name: str, raw: Result, client: _Client) -> Result:
-        tool = BY_NAME.get(name)
-        if tool is None:
+        definition, tool = BY_NAME.get(name), self._tools.get(name)
+        if definition is None or tool is None:
             return {
                 "success": False,
                 "error": "unknown_tool",
                 "message": f"Kenning has no tool named {name!r}.",
                 "next_step": f"Use one of: {', '.join(t.name for t in TOOLS)}.",
             }
-        args, problems = validate(raw, tool.parameters)
-        if problems:
-            return {
-                "success": False,
-                "error": "invalid_arguments",
-                "message": f"Invalid arguments for {name}: {'; '.join(problems)}.",
-                "next_step": f"Call {name} again with these arguments:\n"
-                f"{describe_parameters(tool.parameters)}",
-            }
-        if self.read_only and tool.writes(args):
+        args, refused = tool.check(raw)
+        if refused is not None:
+            return _as_result(refused)
+        if self.read_only and definition.writes(args):
             return {
                 "success": False,
                 "error": "read_only",
@@ -258,20 +269,23 @@ class KenningService:
             }
         now = self.clock()
         if now - client.last_call > TURN_GAP_S:
-            client.memory.begin_turn()
-            client.manage.begin_turn()
+            client.ctx.turn = TurnState()  # the failure counters that stop retry loops
         client.last_call = now
+        if self.read_only and name in _LISTED_BY and (empty := self._no_archive()):
+            return {**empty, _LISTED_BY[name]: []}
         if not isinstance(self.archive, ReadOnlyArchive):
-            return self._handle(name, args, client)
-        result = self._handle(name, args, client)
+            return self._handle(tool, args, client)
+        result = self._handle(tool, args, client)
         if not self.archive.settle():  # a writer checkpointed under an immutable read
-            result = self._handle(name, args, client)
+            result = self._handle(tool, args, client)
             self.archive.settle()
         return result
 
-    def _handle(self, name: str, args: Result, client: _Client) -> Result:
+    def _handle(self, tool: Tool, args: Result, client: _Client) -> Result:
+        name = tool.name
         try:
-            return self._handlers[name](args, client)
+            # Calls run one at a time (the service's lock), in this worker thread.
+            return _as_result(asyncio.run(tool.invoke(args, client.ctx)))
         except ArchiveError as exc:  # says why and what to do; not a bug
             return {
                 "success": False,
@@ -288,15 +302,12 @@ class KenningService:
         if client is None:
             sid = self.recorder.session_for(peer)
             label = sid or f"mcp-{secrets.token_hex(4)}"
-            via = f"via MCP ({peer.label()}), session {label}"
-            client = _Client(
-                peer,
-                sid,
-                label,
-                MemoryTool(self.home.memory, reason=f"memory tool {via}"),
-                SkillViewTool(self.skills, label),
-                SkillManageTool(self.skills, label, reason=f"skill_manage {via}"),
+            via = f"via MCP ({peer.label()})"
+            # cwd: the home, not the server process's folder (which may be gone).
+            ctx = ToolContext(
+                self.home, cwd=self.home.root, session_id=label, purpose="mcp", origin=via
             )
+            client = _Client(peer, sid, label, ctx)
             self._clients[peer.key] = client
         return client
 
@@ -315,10 +326,7 @@ class KenningService:
                 self._engine = self.home.search
         return self._engine
 
-    # -- handlers ------------------------------------------------------------
-
-    def _memory(self, args: Result, client: _Client) -> Result:
-        return client.memory(args)
+    # -- MCP's own tools ---------------------------------------------------
 
     def _no_archive(self) -> Result | None:
         if self.home.layout.state_db.exists():
@@ -330,28 +338,9 @@ class KenningService:
             "next_step": "Use memory (action show) or memory_get for the memory files.",
         }
 
-    def _memory_search(self, args: Result, client: _Client) -> Result:
-        if self.read_only and (empty := self._no_archive()):
-            return {**empty, "passages": []}
-        return MemorySearch(self._search_engine)(args)
-
-    def _session_search(self, args: Result, client: _Client) -> Result:
-        if self.read_only and (empty := self._no_archive()):
-            return {**empty, "sessions": []}
-        tool = SessionSearch(
-            self.archive, self._search_engine, current_session_id=client.session_id
-        )
-        return tool(args)
-
-    def _memory_get(self, args: Result, client: _Client) -> Result:
-        # Built per call: the configured extra paths may gain files at any time.
-        layout, extra = self.home.layout, self.home.config.search.extra_paths
-        paths: list[Path] = [path for path, _ in memory_files(layout, extra).values()]
-        return MemoryGet(layout, extra_paths=paths)(args)
-
-    def _journal_append(self, args: Result, client: _Client) -> Result:
+    def _journal_append(self, args: Result, ctx: ToolContext) -> Result:
         why = str(args.get("reason") or "").strip()
-        reason = why or f"journal_append via MCP ({client.peer.label()}), session {client.label}"
+        reason = why or ctx.provenance("journal_append")
         try:
             done = self.home.journal.append(str(args["text"]), source="mcp", reason=reason)
         except JournalError as exc:
@@ -371,7 +360,7 @@ class KenningService:
             "path": str(where),
         }
 
-    def _skill_list(self, args: Result, client: _Client) -> Result:
+    def _skill_list(self, args: Result, ctx: ToolContext) -> Result:
         limit = min(max(int(args.get("limit") or SKILL_LIST_DEFAULT), 1), SKILL_LIST_MAX)
         query = str(args.get("query") or "").strip()
         if query:
@@ -420,6 +409,17 @@ class KenningService:
         else:
             result["next_step"] = "Load one whose description fits the task with skill_view(name)."
         return result
+
+
+# Read-only, on a home without state.db: these answer "nothing yet" under this key.
+_LISTED_BY = {"memory_search": "passages", "session_search": "sessions"}
+
+
+def _as_result(result: ToolResult) -> Result:
+    """A tool's result as the JSON object an MCP client receives."""
+    if result.data is not None:
+        return dict(result.data)
+    return {"success": result.ok, "message": result.text}
 
 
 def internal_error(name: str, exc: BaseException) -> Result:

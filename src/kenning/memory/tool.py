@@ -10,7 +10,7 @@ the retry loops seen when memory is full (Hermes #42405).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from kenning.memory.store import (
@@ -106,8 +106,19 @@ SCHEMA: dict[str, Any] = {
 WriteObserver = Callable[[Target, Sequence[Operation], WriteResult], None]
 
 
+def writes(args: Mapping[str, Any]) -> bool:
+    """Whether a call changes memory: anything but ``show`` (``operations`` included)."""
+    return bool(args.get("operations")) or args.get("action") in ("add", "replace", "remove")
+
+
 class MemoryTool:
-    """Stateful per session: counts failed writes in the current turn."""
+    """Counts failed writes in the current turn, to stop retry loops.
+
+    Standalone, the tool keeps its own count (``begin_turn`` resets it). A
+    caller that shares one tool between sessions or threads passes the
+    call's own ``reason`` and its turn's ``failures`` instead, so nothing of
+    one call is left on the tool for another to see.
+    """
 
     name = "memory"
     schema = SCHEMA
@@ -115,26 +126,32 @@ class MemoryTool:
     def __init__(self, store: MemoryStore, *, reason: str = "memory tool") -> None:
         self.store = store
         self.reason = reason
-        self._failures = 0
+        self._failures: dict[str, int] = {}
 
     def begin_turn(self) -> None:
-        self._failures = 0
+        self._failures.clear()
 
     def __call__(
-        self, args: Mapping[str, Any], *, on_write: WriteObserver | None = None
+        self,
+        args: Mapping[str, Any],
+        *,
+        reason: str | None = None,
+        failures: MutableMapping[str, int] | None = None,
+        on_write: WriteObserver | None = None,
     ) -> dict[str, Any]:
         """Run one call; ``on_write`` hears of a write that changed the file (after it landed)."""
+        counts = self._failures if failures is None else failures
         try:
             target, operations = _parse(args)
         except MemoryWriteError as exc:
-            return self._failure(exc)
+            return _failure(exc, counts)
         if operations is None:
             return _show(self.store, target)
         try:
-            result = self.store.apply(target, operations, reason=self.reason)
+            result = self.store.apply(target, operations, reason=reason or self.reason)
         except MemoryWriteError as exc:
-            return self._failure(exc)
-        self._failures = 0
+            return _failure(exc, counts)
+        counts[self.name] = 0
         if result.changed and on_write is not None:
             on_write(target, operations, result)
         usage = result.state.usage_line()
@@ -172,25 +189,26 @@ class MemoryTool:
             )
         return saved
 
-    def _failure(self, exc: MemoryWriteError) -> dict[str, Any]:
-        self._failures += 1
-        result: dict[str, Any] = {
-            "success": False,
-            "error": exc.kind.value,
-            "message": exc.message,
-            "next_step": exc.next_step,
-        }
-        if exc.matches:
-            result["matches"] = exc.matches
-        if exc.state is not None:
-            result.update(_state_payload(exc.state))
-        if self._failures >= MAX_FAILURES_PER_TURN:
-            result["done"] = True
-            result["next_step"] = (
-                f"{MAX_FAILURES_PER_TURN} memory writes failed this turn. Stop retrying: "
-                "continue with the user's task and mention that memory could not be updated."
-            )
-        return result
+
+def _failure(exc: MemoryWriteError, counts: MutableMapping[str, int]) -> dict[str, Any]:
+    counts["memory"] = counts.get("memory", 0) + 1
+    result: dict[str, Any] = {
+        "success": False,
+        "error": exc.kind.value,
+        "message": exc.message,
+        "next_step": exc.next_step,
+    }
+    if exc.matches:
+        result["matches"] = exc.matches
+    if exc.state is not None:
+        result.update(_state_payload(exc.state))
+    if counts["memory"] >= MAX_FAILURES_PER_TURN:
+        result["done"] = True
+        result["next_step"] = (
+            f"{MAX_FAILURES_PER_TURN} memory writes failed this turn. Stop retrying: "
+            "continue with the user's task and mention that memory could not be updated."
+        )
+    return result
 
 
 def _state_payload(state: MemoryState) -> dict[str, Any]:

@@ -17,13 +17,12 @@ Every failure an adapter can meet leaves this module as a ``ModelError`` whose
   server that is down.
 
 ``retry-after`` (seconds, HTTP date, or OpenAI's ``retry-after-ms``) is parsed
-into ``ModelError.retry_after``; the retry policy decides whether to honour it.
-Nothing here retries or sleeps.
+(:func:`kenning.retry.parse_retry_after`) into ``ModelError.retry_after``; the
+retry policy decides whether to honour it. Nothing here retries or sleeps.
 """
 
 from __future__ import annotations
 
-import email.utils
 import json
 import re
 from collections.abc import AsyncIterator, Mapping
@@ -32,9 +31,9 @@ from typing import Any
 
 import httpx
 
-from kenning import clock
 from kenning.models.answers import Received, cut_short, decode_json, unexpected_answer
 from kenning.models.errors import ErrorKind, ModelError
+from kenning.retry import parse_retry_after, transient_status
 
 # Wording real servers use when the prompt does not fit. Collected from each
 # provider's actual error bodies; matched case-insensitively on 400/413 bodies
@@ -66,45 +65,10 @@ _OVERFLOW = re.compile(
 # Statuses whose meaning wins over any wording in the body.
 _NOT_OVERFLOW = frozenset({401, 402, 403, 404, 408, 429})
 
-# A retry-after longer than a day is a parsing accident, not advice.
-_MAX_SANE_RETRY_AFTER = 86_400.0
-
 
 def is_context_overflow(text: str) -> bool:
     """True when an error text says the prompt does not fit the model's window."""
     return bool(_OVERFLOW.search(text))
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait as the server asked, or None when it did not say.
-
-    Accepts ``retry-after-ms`` (OpenAI), ``retry-after`` as seconds (fractions
-    allowed) or as an HTTP date. Negative or absurd values are ignored.
-    """
-    lowered = {k.lower(): v for k, v in headers.items()}
-    raw_ms = lowered.get("retry-after-ms")
-    if raw_ms:
-        try:
-            value = float(raw_ms) / 1000.0
-        except ValueError:
-            value = -1.0
-        if 0 <= value <= _MAX_SANE_RETRY_AFTER:
-            return value
-    raw = (lowered.get("retry-after") or "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError):
-            return None
-        value = when.timestamp() - (clock.system_timestamp() if now is None else now)
-        value = max(0.0, value)  # a date in the past means "now"
-    if not 0 <= value <= _MAX_SANE_RETRY_AFTER:
-        return None
-    return value
 
 
 @dataclass(frozen=True)
@@ -184,7 +148,7 @@ def classify_status(
         # Checked before 5xx: some local servers answer an overflow with a 500,
         # and retrying the same prompt cannot help.
         kind, hint = "context_overflow", "the prompt does not fit the model's context window"
-    elif status >= 500 or status == 408:
+    elif transient_status(status):  # 429 was handled above
         kind = "timeout" if status == 408 else "server"
         hint = "the server had a problem"
     elif status in (401, 403, 402):

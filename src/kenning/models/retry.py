@@ -1,5 +1,9 @@
 """Bounded retries for transient model errors, shared by every adapter.
 
+The waits are :class:`kenning.retry.Backoff`'s, the one policy Kenning's HTTP
+calls share with the remote embedder; this module adds what is particular
+to models.
+
 Invariants:
 - only transient kinds (rate_limit, server, timeout, connection, truncated,
   empty_response) are retried; auth, bad_request, not_found, bad_response and
@@ -12,20 +16,20 @@ Invariants:
 - a stream is retried only before its first event reached the consumer:
   once text is on someone's screen a silent re-request would duplicate it.
 
-The sleep and the random source are injectable so tests run in microseconds
-and can assert on the waits.
+The sleep, the clock and the random source are injectable so tests run in
+microseconds and can assert on the waits.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import NoReturn, TypeVar
 
 from kenning.models.errors import ModelError
+from kenning.retry import Attempts, Backoff, gave_up_note
 
 T = TypeVar("T")
 
@@ -35,57 +39,37 @@ OnRetry = Callable[[ModelError, int, float], None]
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    max_retries: int = 4
-    base_delay_s: float = 1.0
-    max_delay_s: float = 20.0
-    # A server asking for a longer pause than this is treated as "not now":
-    # the error surfaces with the server's figure rather than stalling the turn.
-    max_retry_after_s: float = 60.0
-    max_total_wait_s: float = 120.0
+class RetryPolicy(Backoff):
     max_empty_retries: int = 1
     sleep: Sleep = field(default=asyncio.sleep, compare=False, repr=False)
-    random: Callable[[], float] = field(default=random.random, compare=False, repr=False)
     on_retry: OnRetry | None = field(default=None, compare=False, repr=False)
 
     def delay(self, error: ModelError, attempt: int, waited: float) -> float | None:
         """Seconds to wait before retrying after failed attempt ``attempt`` (0-based).
 
-        None means give up. ``waited`` is the time already spent waiting.
+        None means give up. ``waited`` is the time already spent on the call.
         """
-        limit = self.max_retries
-        if error.kind == "empty_response":
-            limit = min(limit, self.max_empty_retries)
-        if not error.transient or attempt >= limit:
+        if not error.transient:
             return None
-        if error.retry_after is not None:
-            if error.retry_after > self.max_retry_after_s:
-                return None
-            wait = error.retry_after
-        else:
-            # Exponential backoff with "equal jitter": at least half the step,
-            # so clients that failed together do not retry together.
-            step = min(self.max_delay_s, self.base_delay_s * 2**attempt)
-            wait = step / 2 + self.random() * step / 2
-        if waited + wait > self.max_total_wait_s:
+        return self.wait(attempt, error.retry_after, waited, limit=self._limit(error))
+
+    def _limit(self, error: ModelError) -> int | None:
+        return self.max_empty_retries if error.kind == "empty_response" else None
+
+    def next_wait(self, error: ModelError, attempts: Attempts) -> float | None:
+        """``delay`` for one call's running count (which it advances)."""
+        if not error.transient:
             return None
-        return wait
+        return attempts.next_wait(error.retry_after, limit=self._limit(error))
 
     def give_up(self, error: ModelError, attempts: int) -> ModelError:
         """The error to surface, saying how hard we tried when that helps."""
-        notes: list[str] = []
-        if attempts > 1:
-            notes.append(f"gave up after {attempts} attempts")
-        if error.retry_after is not None and error.retry_after > self.max_retry_after_s:
-            notes.append(
-                f"the server asked to wait {error.retry_after:.0f} s, longer than the "
-                f"{self.max_retry_after_s:.0f} s Kenning waits; try again later"
-            )
-        if not notes:
+        note = gave_up_note(self, attempts, error.retry_after)
+        if not note:
             return error
         return ModelError(
             error.kind,
-            f"{error} ({'; '.join(notes)})",
+            f"{error} ({note})",
             status=error.status,
             retry_after=error.retry_after,
             provider=error.provider,
@@ -94,26 +78,23 @@ class RetryPolicy:
 
 async def call_with_retries(call: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
     """Run ``call`` until it succeeds or the policy gives up."""
-    attempt = 0
-    waited = 0.0
+    attempts = policy.attempts()
     while True:
         try:
             return await call()
         except ModelError as error:
-            wait = policy.delay(error, attempt, waited)
+            wait = policy.next_wait(error, attempts)
             if wait is None:
-                _surface(policy, error, attempt + 1)
+                _surface(policy, error, attempts.made)
             failure = error
-        attempt, waited = attempt + 1, waited + wait
-        await _pause(policy, failure, attempt, wait)
+        await _pause(policy, failure, attempts.made - 1, wait)
 
 
 async def stream_with_retries(
     open_stream: Callable[[], AsyncGenerator[T, None]], policy: RetryPolicy
 ) -> AsyncIterator[T]:
     """Events of ``open_stream()``, re-opened on a transient error before any event left."""
-    attempt = 0
-    waited = 0.0
+    attempts = policy.attempts()
     while True:
         delivered = False
         try:
@@ -124,12 +105,11 @@ async def stream_with_retries(
                     yield event
             return
         except ModelError as error:
-            wait = None if delivered else policy.delay(error, attempt, waited)
+            wait = None if delivered else policy.next_wait(error, attempts)
             if wait is None:
-                _surface(policy, error, attempt + 1)
+                _surface(policy, error, attempts.made)
             failure = error
-        attempt, waited = attempt + 1, waited + wait
-        await _pause(policy, failure, attempt, wait)
+        await _pause(policy, failure, attempts.made - 1, wait)
 
 
 def _surface(policy: RetryPolicy, error: ModelError, attempts: int) -> NoReturn:

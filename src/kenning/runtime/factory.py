@@ -22,7 +22,7 @@ from kenning.models.registry import resolve_model
 from kenning.models.types import Model
 from kenning.plugins import ToolRegistration
 from kenning.prompt.system import skills_block
-from kenning.skills.agent_tools import skill_tools
+from kenning.skills.agent_tools import skill_registry_tools
 from kenning.tools.base import Tool
 from kenning.tools.registry import ToolRegistry, default_registry
 
@@ -31,7 +31,7 @@ def build_tools(home: Home, *, plugins: bool = True) -> ToolRegistry:
     """Every tool for one session: files, shell, memory, archive, skills, delegation,
     then the tools installed plugins register (a built-in's name is not given away)."""
     registry = default_registry(home)
-    for tool in skill_tools(home):
+    for tool in skill_registry_tools(home):
         registry.register(tool)
     registry.register(delegate_tool())
     if plugins:

@@ -1,9 +1,9 @@
 """The chunk index over memory files: MEMORY.md, USER.md, journal, extra paths.
 
 Files are cut on line boundaries into chunks of about ``chunk_tokens``
-tokens that overlap by about ``overlap`` tokens; tokens are estimated
-honestly for mixed text (one per CJK character, one per four other
-characters). ``sync`` is incremental and cheap enough to run before every
+tokens that overlap by about ``overlap`` tokens; tokens are counted by
+:func:`kenning.tokens.estimate_tokens`, the estimator the context engine
+and the skills index use. ``sync`` is incremental and cheap enough to run before every
 search: a file whose size and mtime are unchanged is skipped, a changed one
 is hashed, and only a changed hash re-chunks it (hand edits included);
 files that disappeared lose their chunks, FTS rows and vectors (cascade +
@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning.paths import HomeLayout
-from kenning.search.text import _CJK_RUN
+from kenning.tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from kenning.storage import Storage
 
-CHUNK_RECIPE = "lines v1"
+# v2: lines are costed by kenning.tokens (was four characters a token, CJK one
+# a character), so stored chunks are cut again on the next sync.
+CHUNK_RECIPE = "lines v2"
 _JOURNAL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -44,11 +46,6 @@ class ChunkSync:
     files_indexed: int = 0
     files_removed: int = 0
     chunks_written: int = 0
-
-
-def estimate_tokens(text: str) -> int:
-    cjk = sum(len(run) for run in _CJK_RUN.findall(text))
-    return cjk + (len(text) - cjk + 3) // 4
 
 
 def chunk_lines(lines: Sequence[str], tokens: int = 400, overlap: int = 80) -> list[Chunk]:

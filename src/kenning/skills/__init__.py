@@ -18,7 +18,7 @@ Usage::
 
     library = SkillLibrary.for_home(home)
     block = build_index(library, task="fix the flaky CI test").text
-    view, search, manage = skill_tools(library, session_id)
+    view, search, manage = session_skill_tools(library, session_id)
 """
 
 from kenning.skills.catalog import SkillInfo
@@ -29,7 +29,12 @@ from kenning.skills.guards import USER, Writer
 from kenning.skills.index import SkillsIndex, build_index, estimate_tokens, render_index
 from kenning.skills.library import ChangeResult, SkillLibrary, SkillView
 from kenning.skills.model import SkillMeta, compose_skill_md, parse_skill_md
-from kenning.skills.tool import SkillManageTool, SkillsSearchTool, SkillViewTool, skill_tools
+from kenning.skills.tool import (
+    SkillManageTool,
+    SkillsSearchTool,
+    SkillViewTool,
+    session_skill_tools,
+)
 
 __all__ = [
     "USER",
@@ -54,5 +59,5 @@ __all__ = [
     "estimate_tokens",
     "parse_skill_md",
     "render_index",
-    "skill_tools",
+    "session_skill_tools",
 ]

@@ -51,9 +51,14 @@ def index_block(home: Home, task: str | None = None) -> str:
     return build_index(library_for(home), task=task or "").text
 
 
-def skill_tools(home: Home) -> list[Tool]:
-    """``skill_view``, ``skills_search`` and ``skill_manage`` for one registry."""
-    library = library_for(home)
+def skill_registry_tools(home: Home, library: SkillLibrary | None = None) -> list[Tool]:
+    """``skill_view``, ``skills_search`` and ``skill_manage`` as registry tools.
+
+    One set serves every session and thread: who calls, from which session,
+    and the turn's failure count come from each call's context. ``library``
+    replaces the home's shared one (the MCP server's read-only view).
+    """
+    library = library or library_for(home)
     skills_dir = str(library.dir)
     manage = tool_mod.SkillManageTool(library, "")
 
@@ -72,9 +77,12 @@ def skill_tools(home: Home) -> list[Tool]:
                 kind="skills_read_only",
             )
         automated = ctx.purpose in AUTOMATED_PURPOSES
-        manage.writer = Writer("agent", ctx.session_id, automated)
-        manage.reason = "background review" if automated else "skill_manage tool"
-        return manage(args)
+        if ctx.origin:  # another host's model, e.g. over MCP
+            reason = ctx.provenance("skill_manage")
+        else:
+            reason = "background review" if automated else "skill_manage tool"
+        writer = Writer("agent", ctx.session_id, automated)
+        return manage(args, writer=writer, reason=reason, failures=ctx.turn.failures)
 
     def reads(args: dict[str, Any], ctx: ToolContext) -> Access:
         return Access.of(reads=[skills_dir])
@@ -101,6 +109,5 @@ def skill_tools(home: Home) -> list[Tool]:
             read_only=False,
             toolset="skills",
             access=writes,
-            begin_turn=manage.begin_turn,
         ),
     ]

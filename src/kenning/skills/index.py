@@ -8,9 +8,9 @@ them (``skills_search`` / ``skill_view``). Hermes lists every skill and pays
 skills or 30,000.
 
 Invariants:
-- Within budget: tokens are estimated with :func:`estimate_tokens` (one per
-  CJK character, one per four other characters — the estimate the chunker
-  uses), summed per line as an upper bound, and the finished text is checked.
+- Within budget: tokens are estimated with :func:`kenning.tokens.estimate_tokens`
+  (the counter the context engine budgets the prompt with), summed per line
+  as an upper bound, and the finished text is checked.
 - Deterministic: the same skills, use counts, task text, budget and day give
   the same bytes, because the block is part of the frozen system prompt.
   Recency counts whole days, and every ordering ends in the skill's name.
@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kenning.safety import threats
-from kenning.search.chunks import estimate_tokens
 from kenning.skills.catalog import SkillInfo
 from kenning.skills.library import SkillLibrary
 from kenning.skills.rank import Doc, scores
 from kenning.skills.state import parse_iso
+from kenning.tokens import estimate_tokens
 
 __all__ = ["SkillsIndex", "build_index", "estimate_tokens", "render_index"]
 
@@ -105,9 +105,11 @@ def render_index(
         return SkillsIndex("", 0, (), len(live), budget_tokens)
     lines = _Lines()
     groups = {info.name: _group(info) for info in live}
-    # Each line costs at least a quarter of its description: skip rendering all
-    # 3,000 lines (and scanning them) when they cannot possibly fit.
-    if sum(len(i.description) for i in live) // 4 <= budget_tokens:
+    # A line costs at least its (capped) description's estimate less one (the
+    # rounding the whole text's count no longer pays per line): skip rendering
+    # all 3,000 lines (and scanning them) when they cannot possibly fit.
+    cap = MAX_DESCRIPTION_IN_INDEX - 1
+    if sum(estimate_tokens(i.description[:cap]) - 1 for i in live) <= budget_tokens:
         for info in live:
             lines.of(info)
         everything = _render(live, lines, groups, 0, len(live))

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Literal
 
 from kenning import clock
-from kenning.fsutil import STALE_TEMP_AGE_S, age_text, exclusive_lock, is_temp_name
+from kenning.fsutil import STALE_TEMP_AGE_S, age_text, is_temp_name
+from kenning.locks import exclusive_lock
 from kenning.skills.files import clear_debris, holds_skill, prune_empty_dirs
 from kenning.skills.model import name_problem
 

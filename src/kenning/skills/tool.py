@@ -3,7 +3,7 @@
 Each is a callable taking the model's arguments (a dict) and returning a dict
 written for the model: a success says what changed and that it is done; a
 failure says what is wrong, the current state where it helps, and the next
-step. Tools are built per session (:func:`skill_tools`) on one library, so the
+step. Tools are built per session (:func:`session_skill_tools`) on one library, so the
 reads ``skill_view`` records are the ones ``skill_manage``'s guards check; the
 ``automated`` flag marks the background review, which is held to the guards
 and, in ``propose`` mode, only proposes.
@@ -11,7 +11,7 @@ and, in ``propose`` mode, only proposes.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from kenning.skills.changes import ACTIONS, Change
@@ -207,7 +207,11 @@ def _similar(library: SkillLibrary, name: str) -> list[str]:
 
 
 class SkillManageTool:
-    """Counts failed calls in the current turn, like the memory tool, to stop retry loops."""
+    """Counts failed calls in the current turn, like the memory tool, to stop retry loops.
+
+    A caller sharing one tool between sessions or threads passes each call's
+    ``writer``, ``reason`` and turn ``failures``; nothing of a call is stored here.
+    """
 
     name = "skill_manage"
     schema = MANAGE_SCHEMA
@@ -223,20 +227,30 @@ class SkillManageTool:
         self.library = library
         self.writer = Writer("agent", session_id, automated)
         self.reason = reason or ("background review" if automated else "skill_manage tool")
-        self._failures = 0
+        self._failures: dict[str, int] = {}
 
     def begin_turn(self) -> None:
-        self._failures = 0
+        self._failures.clear()
 
-    def __call__(self, args: Mapping[str, Any]) -> dict[str, Any]:
+    def __call__(
+        self,
+        args: Mapping[str, Any],
+        *,
+        writer: Writer | None = None,
+        reason: str | None = None,
+        failures: MutableMapping[str, int] | None = None,
+    ) -> dict[str, Any]:
+        counts = self._failures if failures is None else failures
         try:
             change = _change(args)
             why = args.get("reason")
-            reason = why.strip() if isinstance(why, str) and why.strip() else self.reason
-            result = self.library.apply(change, self.writer, reason=reason)
+            given = why.strip() if isinstance(why, str) and why.strip() else None
+            result = self.library.apply(
+                change, writer or self.writer, reason=given or reason or self.reason
+            )
         except SkillError as exc:
-            return self._failed(exc)
-        self._failures = 0
+            return _failed(exc, counts)
+        counts[self.name] = 0
         effects = "; ".join(result.effects)
         if result.proposal is not None:
             return {
@@ -255,18 +269,19 @@ class SkillManageTool:
             "repeat this change.",
         }
 
-    def _failed(self, exc: SkillError) -> dict[str, Any]:
-        self._failures += 1
-        result = _failure(exc)
-        if exc.kind in (ErrorKind.PROTECTED,):
-            result["done"] = True
-        if self._failures >= MAX_FAILURES_PER_TURN:
-            result["done"] = True
-            result["next_step"] = (
-                f"{MAX_FAILURES_PER_TURN} skill changes failed this turn. Stop retrying: carry on "
-                "with the task and mention that the skill could not be updated."
-            )
-        return result
+
+def _failed(exc: SkillError, counts: MutableMapping[str, int]) -> dict[str, Any]:
+    counts["skill_manage"] = counts.get("skill_manage", 0) + 1
+    result = _failure(exc)
+    if exc.kind in (ErrorKind.PROTECTED,):
+        result["done"] = True
+    if counts["skill_manage"] >= MAX_FAILURES_PER_TURN:
+        result["done"] = True
+        result["next_step"] = (
+            f"{MAX_FAILURES_PER_TURN} skill changes failed this turn. Stop retrying: carry on "
+            "with the task and mention that the skill could not be updated."
+        )
+    return result
 
 
 def _change(args: Mapping[str, Any]) -> Change:
@@ -287,7 +302,7 @@ def _change(args: Mapping[str, Any]) -> Change:
     )
 
 
-def skill_tools(
+def session_skill_tools(
     library: SkillLibrary, session_id: str, *, automated: bool = False
 ) -> tuple[SkillViewTool, SkillsSearchTool, SkillManageTool]:
     """The three tools of one session, sharing the library (and so its read log)."""

@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kenning.fsutil import atomic_write, exclusive_lock
+from kenning.fsutil import atomic_write
 from kenning.history import History
+from kenning.locks import exclusive_lock
 from kenning.skills import files, leftovers
 from kenning.skills.changes import Change, Plan
 from kenning.skills.errors import ErrorKind, SkillError

@@ -10,8 +10,9 @@ The reply vocabulary is shared with the wire-format servers in
 ``ModelResponse``, a ``ToolCall`` or a list of them (one parallel batch), or
 an exception (instance or class) to raise.
 
-Usage is estimated (four characters a token) when a reply does not carry
-its own, so usage accounting can be tested without real numbers.
+Usage is estimated (by :func:`kenning.tokens.estimate_tokens`, the context
+engine's counter) when a reply does not carry its own, so usage accounting
+can be tested without real numbers.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from kenning.models.types import (
     ToolSpec,
     Usage,
 )
+from kenning.tokens import estimate_tokens
 
 Reply: TypeAlias = (
     str
@@ -77,11 +79,6 @@ def reply(
         finish_reason=finish_reason or ("tool_calls" if calls else "stop"),
         model=model,
     )
-
-
-def estimate_tokens(text: str) -> int:
-    """A deterministic stand-in for a tokenizer: about four characters a token."""
-    return (len(text) + 3) // 4
 
 
 def _message_tokens(messages: Sequence[ChatMessage]) -> int:

@@ -15,6 +15,10 @@ Each call also says what it touches (:class:`Access`) so the registry can run
 non-conflicting calls of a batch at the same time; see ``registry.py`` for
 the rule. A tool that writes and declares nothing is treated as touching
 everything: the safe default for tools written later.
+
+The MCP server (``kenning.mcp``) serves these same ``Tool`` objects to other
+hosts' models: it checks arguments with ``Tool.check``, runs ``Tool.invoke``
+inside its own boundary and sends ``ToolResult.data`` as structured content.
 """
 
 from __future__ import annotations
@@ -68,26 +72,44 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class ToolResult:
-    """What a tool call returns. ``text`` is what the model reads."""
+    """What a tool call returns. ``text`` is what the model reads.
+
+    ``data`` is the same result as a JSON object, when there is one (a tool
+    that returned a dict, or an error): what the MCP server sends as
+    structured content.
+    """
 
     text: str
     ok: bool = True
     meta: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] | None = None
 
     @classmethod
     def error(cls, message: str, next_step: str | None = None, **meta: Any) -> ToolResult:
         text = f"Error: {message}"
+        data: dict[str, Any] = {
+            "success": False,
+            "error": str(meta.get("kind") or "error"),
+            "message": message,
+        }
         if next_step:
             text += f"\nNext step: {next_step}"
-        return cls(text, ok=False, meta=meta)
+            data["next_step"] = next_step
+        return cls(text, ok=False, meta=meta, data=data)
 
 
 @dataclass
 class TurnState:
-    """Per-turn counters the registry keeps in the context (reset by ``begin_turn``)."""
+    """Per-turn counters the registry keeps in the context (reset by ``begin_turn``).
+
+    Everything a tool counts across the calls of one turn lives here, in the
+    caller's context, never on the tool object: one tool object serves every
+    session and thread of a registry (or every client of the MCP server).
+    """
 
     result_chars: int = 0  # characters of tool results kept in the context this turn
     spilled: int = 0  # results saved to spill/ this turn
+    failures: dict[str, int] = field(default_factory=dict)  # failed writes per tool name
 
 
 @dataclass
@@ -101,6 +123,8 @@ class ToolContext:
     approval; None means nobody can be asked (headless runs, subagents), so
     those commands are refused. ``memory_writable`` is False for subagents and
     flush turns. ``purpose`` names the kind of turn in refusal messages.
+    ``origin`` says who is calling when it is not Kenning's own agent (e.g.
+    "via MCP (claude-code 1.2)"), for the provenance of what a call writes.
     """
 
     home: Home
@@ -111,6 +135,7 @@ class ToolContext:
     read_scope: Literal["anywhere", "workspace"] = "anywhere"
     extra_read_roots: tuple[Path, ...] = ()
     purpose: str = "main"
+    origin: str = ""
     extras: dict[str, Any] = field(default_factory=dict)
     turn: TurnState = field(default_factory=TurnState)
 
@@ -126,6 +151,11 @@ class ToolContext:
         changes.setdefault("turn", TurnState())
         changes.setdefault("extras", dict(self.extras))
         return dataclasses.replace(self, **changes)
+
+    def provenance(self, what: str) -> str:
+        """``what``, who called it and from which session: the reason a write is committed with."""
+        who = f"{what} {self.origin}" if self.origin else what
+        return f"{who}, session {self.session_id}" if self.session_id else who
 
     def resolve(self, raw: str) -> Path:
         """An absolute path for ``raw``: ``~`` expanded, relative to ``cwd``, symlinks resolved."""
@@ -223,15 +253,21 @@ class Tool:
                 return Access.EXCLUSIVE
         return Access.NONE if self.read_only else Access.EXCLUSIVE
 
+    async def invoke(self, checked: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run the tool on arguments ``check`` accepted; exceptions propagate.
+
+        For callers with their own boundary (``run``, the MCP server).
+        """
+        args = {k: v for k, v in checked.items() if v is not None or k in self.nullable}
+        return to_result(await self.handler(args, ctx))
+
     async def run(self, args: Mapping[str, Any], ctx: ToolContext) -> ToolResult:
         """Check the arguments, run the tool, and turn every outcome into a result."""
         checked, error = self.check(args)
         if error is not None:
             return error
-        for name in [k for k, v in checked.items() if v is None and k not in self.nullable]:
-            del checked[name]
         try:
-            return to_result(await self.handler(checked, ctx))
+            return await self.invoke(checked, ctx)
         except ToolError as exc:
             return ToolResult.error(exc.message, exc.next_step)
         except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
@@ -409,5 +445,6 @@ def to_result(value: Any) -> ToolResult:
         return ToolResult(value)
     if isinstance(value, Mapping):
         ok = value.get("success", True) is not False
-        return ToolResult(json.dumps(value, ensure_ascii=False, default=str), ok=ok)
+        text = json.dumps(value, ensure_ascii=False, default=str)
+        return ToolResult(text, ok=ok, data=dict(value))
     return ToolResult(str(value))

@@ -41,16 +41,14 @@ if TYPE_CHECKING:
     from kenning.home import Home
     from kenning.providers.base import MemoryProviders
 
-_WRITE_ACTIONS = ("add", "replace", "remove")
-
 
 def memory_tool(home: Home) -> Tool:
-    """``memory``: one per registry, because it counts failed writes per turn."""
+    """``memory``: one object for every caller; each call's state is in its context."""
     inner = memory_tool_mod.MemoryTool(home.memory)
     memories = home.layout.memories_dir.resolve()
 
     def call(args: dict[str, Any], ctx: ToolContext) -> Any:
-        if _writes(args) and not ctx.memory_writable:
+        if memory_tool_mod.writes(args) and not ctx.memory_writable:
             return ToolResult.error(
                 f"memory is read-only in this context ({ctx.purpose}); nothing was saved.",
                 "you can still read it with action='show'. Put anything worth remembering in "
@@ -58,11 +56,15 @@ def memory_tool(home: Home) -> Tool:
                 kind="memory_read_only",
             )
         # The reason lands in the git commit of the write: provenance back to the session.
-        inner.reason = f"memory tool, session {ctx.session_id}" if ctx.session_id else "memory tool"
-        return inner(args, on_write=_mirror(ctx))
+        return inner(
+            args,
+            reason=ctx.provenance("memory tool"),
+            failures=ctx.turn.failures,
+            on_write=_mirror(ctx),
+        )
 
     def access(args: dict[str, Any], ctx: ToolContext) -> Access:
-        if _writes(args):
+        if memory_tool_mod.writes(args):
             return Access.of(writes=[memories])
         return Access.of(reads=[memories])
 
@@ -73,7 +75,6 @@ def memory_tool(home: Home) -> Tool:
         read_only=False,
         toolset="memory",
         access=access,
-        begin_turn=inner.begin_turn,
     )
 
 
@@ -98,27 +99,40 @@ def _mirror(ctx: ToolContext) -> memory_tool_mod.WriteObserver | None:
     return tell
 
 
-def _writes(args: dict[str, Any]) -> bool:
-    return bool(args.get("operations")) or args.get("action") in _WRITE_ACTIONS
-
-
 class _ArchiveHandle:
-    """A private connection and search engine for the archive tools, one call at a time."""
+    """A private connection and search engine for the archive tools, one call at a time.
 
-    def __init__(self, home: Home, *, record_recalls: bool = True) -> None:
+    A caller that owns an archive and engine already (the MCP server, with its
+    read-only views) passes them; the handle then neither opens nor closes one.
+    """
+
+    def __init__(
+        self,
+        home: Home,
+        *,
+        record_recalls: bool = True,
+        archive: Callable[[], Archive] | None = None,
+        engine: Callable[[], SearchEngine] | None = None,
+    ) -> None:
         self.home = home
         self.record_recalls = record_recalls
         self.lock = threading.Lock()
+        self._given_archive = archive
+        self._given_engine = engine
         self._archive: Archive | None = None
         self._engine: SearchEngine | None = None
 
     @property
     def archive(self) -> Archive:
+        if self._given_archive is not None:
+            return self._given_archive()
         if self._archive is None:
             self._archive = Archive(self.home.layout.state_db)
         return self._archive
 
     def engine(self) -> SearchEngine:
+        if self._given_engine is not None:
+            return self._given_engine()
         if self._engine is None:
             shared = self.home.embedder
             # The model is shared (loaded once); its cache reads go through our storage.
@@ -152,13 +166,20 @@ class _ArchiveHandle:
         return run
 
 
-def archive_tools(home: Home, *, record_recalls: bool = True) -> list[Tool]:
+def archive_tools(
+    home: Home,
+    *,
+    record_recalls: bool = True,
+    archive: Callable[[], Archive] | None = None,
+    engine: Callable[[], SearchEngine] | None = None,
+) -> list[Tool]:
     """``session_search``, ``memory_search`` and ``memory_get`` over one private connection.
 
     ``record_recalls=False`` is for automated sessions (review, cron): their
-    searches stay out of the recall log that dreaming learns from.
+    searches stay out of the recall log that dreaming learns from. ``archive``
+    and ``engine`` supply the caller's own instead of a private connection.
     """
-    handle = _ArchiveHandle(home, record_recalls=record_recalls)
+    handle = _ArchiveHandle(home, record_recalls=record_recalls, archive=archive, engine=engine)
     state_db = home.layout.state_db.resolve()
     memory_dirs = [home.layout.memories_dir.resolve(), home.layout.journal_dir.resolve()]
 
