@@ -16,7 +16,7 @@ from kenning.archive.store import Archive
 from kenning.bench import abstain, locomo
 from kenning.cli import cli
 from kenning.search.engine import SearchEngine
-from kenning.search.models import SearchResult
+from kenning.storage.query import SearchResult
 from kenning.testing import FakeEmbedder
 
 CACHE = Path(tempfile.gettempdir()) / "kenning-test-cache" / "embeddings.sqlite"

@@ -17,7 +17,7 @@ from kenning.bench import locomo
 from kenning.bench import when as when_bench
 from kenning.cli import cli
 from kenning.search.engine import SearchEngine
-from kenning.search.models import SearchResult
+from kenning.storage.query import SearchResult
 from kenning.testing import FakeEmbedder
 
 CACHE = Path(tempfile.gettempdir()) / "kenning-test-cache" / "embeddings.sqlite"

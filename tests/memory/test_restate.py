@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kenning.memory.restate import contradicts, restates
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 
 
 def words(text: str) -> frozenset[str]:

@@ -11,7 +11,7 @@ from kenning.embed.base import Calibration
 from kenning.search import abstain
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 from kenning.testing import FakeEmbedder
 
 CAL = Calibration(floors={"en": 0.80, "zh": 0.85}, coverage_weight=0.1, no_word_margin=0.05)

@@ -11,7 +11,7 @@ from kenning.config import SearchConfig
 from kenning.search import ann
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.search.models import SearchFilters
+from kenning.storage.query import SearchFilters
 from kenning.testing import FakeEmbedder
 from kenning.testing.vectors import embedding_like
 

@@ -13,9 +13,9 @@ from kenning.archive.store import Archive, Message
 from kenning.home import Home
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.search.index import IndexIdentityError
 from kenning.search.meta import CandidateMeta
-from kenning.search.models import SearchFilters
+from kenning.storage.identity import IndexIdentityError
+from kenning.storage.query import SearchFilters
 from kenning.testing import FakeEmbedder
 
 FUZZ = [
@@ -357,7 +357,7 @@ def test_vectors_of_an_older_passage_recipe_are_re_embedded_without_a_command(
 ) -> None:
     import json
 
-    from kenning.search import index
+    from kenning.storage import identity as index
 
     add_session(archive, [("Ada", "the vpn config changed"), ("Bo", "when?")])
     fake = FakeEmbedder()

@@ -8,7 +8,7 @@ from kenning.archive.store import Archive, Message
 from kenning.search import supersede as sup
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 from kenning.testing import FakeEmbedder
 
 DAY = 86_400.0

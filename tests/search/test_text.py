@@ -7,7 +7,7 @@ import sqlite3
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kenning.search.text import (
+from kenning.storage.text import (
     baseline_fts_query,
     cjk_index_text,
     fts_or_query,

@@ -195,7 +195,7 @@ def test_a_date_range_prefers_what_was_said_then(archive: Archive) -> None:
 
 
 def test_the_hard_scope_still_wins_over_the_time_words(archive: Archive) -> None:
-    from kenning.search.models import SearchFilters
+    from kenning.storage.query import SearchFilters
 
     ids = fill(archive)
     scope = SearchFilters(until=at(2025, 1, 1))

@@ -9,12 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kenning.search.chunks import Chunk
-from kenning.search.index import IndexIdentityError
-from kenning.search.models import SearchFilters, SearchHit
-from kenning.search.text import query_terms
 from kenning.storage import Storage, StorageConflict, StorageError
-from kenning.storage.records import Message
+from kenning.storage.identity import IndexIdentityError
+from kenning.storage.query import SearchFilters, SearchHit
+from kenning.storage.records import Chunk, Message
+from kenning.storage.text import query_terms
 from kenning.testing import FakeEmbedder
 
 EVERYTHING = SearchFilters()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kenning.search.models import SearchFilters
 from kenning.storage import open_storage
+from kenning.storage.query import SearchFilters
 from kenning.storage.records import Message
 from kenning.storage.sqlite import SqliteStorage, migrations
 

@@ -28,7 +28,7 @@ from kenning.api.facades import Journal, Memory, Sessions, Skills
 from kenning.api.results import Hits
 from kenning.config import Config
 from kenning.home import Home as Runtime
-from kenning.search.models import SCOPES, SearchFilters
+from kenning.storage.query import SCOPES, SearchFilters
 
 SearchKind = Literal["all", "messages", "memory"]  # the keys of search.models.SCOPES
 

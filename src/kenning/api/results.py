@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, overload
 
 if TYPE_CHECKING:
     from kenning.agent.events import EndReason
-    from kenning.search.models import SearchHit, SearchResult
+    from kenning.storage.query import SearchHit, SearchResult
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 from kenning.archive.store import Archive, Message, Session
 from kenning.safety.threats import redact
 from kenning.search.engine import SearchEngine
-from kenning.search.models import SearchFilters
+from kenning.storage.query import SearchFilters
 
 PREVIEW_CHARS = 600
 MAX_SESSIONS = 8

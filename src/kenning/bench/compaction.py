@@ -49,7 +49,7 @@ from kenning.context.session import ContextSession
 from kenning.home import Home
 from kenning.models.types import ChatMessage, ModelSettings, ToolSpec
 from kenning.search.engine import SearchEngine
-from kenning.search.models import SearchFilters
+from kenning.storage.query import SearchFilters
 from kenning.testing.models import FunctionModel, Reply, tool_call
 from kenning.testing.summariser import DeterministicSummariser
 from kenning.tools.base import Tool

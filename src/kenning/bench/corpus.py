@@ -25,8 +25,8 @@ from kenning.archive.store import Archive
 from kenning.embed.base import Calibration, Embedder, EmbedderIdentity, Vectors
 from kenning.search.ann import select_top
 from kenning.search.engine import SearchEngine
-from kenning.search.text import baseline_fts_query, cjk_index_text, cjk_query_text, doc_text
 from kenning.storage.sqlite.baseline import PlainFts
+from kenning.storage.text import baseline_fts_query, cjk_index_text, cjk_query_text, doc_text
 
 DEPTH = 50
 SYSTEMS = ("fts5_porter_or", "dense", "kenning")

@@ -35,10 +35,11 @@ from kenning.archive.importers.locomo import import_locomo, read_locomo
 from kenning.bench.corpus import SYSTEMS, Corpus, FloorOnly
 from kenning.bench.stats import p50_p95
 from kenning.embed.base import Embedder
-from kenning.embed.cache import CachedEmbedder, open_cache_db
+from kenning.embed.cache import CachedEmbedder
 from kenning.search import ann
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
+from kenning.storage import open_embedding_cache
 from kenning.testing.homes import make_home
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -356,4 +357,4 @@ def default_cache_path() -> Path:
 
 
 def cached(embedder: Embedder, path: Path) -> CachedEmbedder:
-    return CachedEmbedder(embedder, open_cache_db(path))
+    return CachedEmbedder(embedder, open_embedding_cache(path))

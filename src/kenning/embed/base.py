@@ -112,3 +112,16 @@ def embed_in_batches(
         if progress is not None:
             progress(len(part))
     return out
+
+
+# What an embedding cache must do; the storage backends implement it (kenning.storage).
+class EmbeddingCache(Protocol):
+    """Vectors by (embedder identity, "q"/"p", sha256 of the text)."""
+
+    def get_many(
+        self, identity: str, kind: str, hashes: Sequence[bytes]
+    ) -> dict[bytes, np.ndarray]: ...
+
+    def put_many(
+        self, identity: str, kind: str, items: Sequence[tuple[bytes, np.ndarray]]
+    ) -> None: ...

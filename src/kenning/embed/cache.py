@@ -16,15 +16,10 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections.abc import Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kenning.embed.base import Calibration, Embedder, EmbedderIdentity, Vectors
-
-if TYPE_CHECKING:
-    from kenning.storage.base import EmbeddingCache
+from kenning.embed.base import Calibration, Embedder, EmbedderIdentity, EmbeddingCache, Vectors
 
 
 def text_hash(text: str) -> bytes:
@@ -93,10 +88,3 @@ class CachedEmbedder:
         for i, h in enumerate(hashes):
             out[i] = found[h]
         return out
-
-
-def open_cache_db(path: Path) -> EmbeddingCache:
-    """A standalone cache file (the benchmarks'), in the embedded backend."""
-    from kenning.storage import open_embedding_cache
-
-    return open_embedding_cache(path)

@@ -60,7 +60,7 @@ from kenning.memory.entries import (
 )
 from kenning.memory.store import MemoryFileError, Target
 from kenning.safety import threats
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 
 PHASES = ("light", "rem", "deep")
 DUPLICATE = 0.9  # Jaccard above which two candidates are one

@@ -33,8 +33,8 @@ from typing import Literal
 
 from kenning.home import Home
 from kenning.journal import JournalError
-from kenning.search.text import query_terms
 from kenning.storage import Sessions, Storage
+from kenning.storage.text import query_terms
 
 INTERACTIVE = frozenset({"cli", "run", "mcp"})
 MIN_CHARS = 12

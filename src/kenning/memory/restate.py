@@ -13,7 +13,7 @@ so its word test may be loose (Jaccard .3); here the words are the only test.
 
 from __future__ import annotations
 
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 
 # At least 3 shared words, and token Jaccard >= .5 or >= .7 of the older
 # statement's words kept. Chosen on Letta's update set, dev worlds (facts as

@@ -8,8 +8,8 @@ its measurements are in the module docstrings of ``engine`` and ``fusion``.
 
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.search.index import IndexIdentityError
-from kenning.search.models import IndexReport, SearchFilters, SearchHit, SearchResult
+from kenning.storage.identity import IndexIdentityError
+from kenning.storage.query import IndexReport, SearchFilters, SearchHit, SearchResult
 
 __all__ = [
     "IndexIdentityError",

@@ -28,8 +28,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Literal
 
 from kenning.embed.base import Calibration, Language
-from kenning.search.models import SearchHit
-from kenning.search.text import STOPWORDS
+from kenning.storage.query import SearchHit
+from kenning.storage.text import STOPWORDS
 
 if TYPE_CHECKING:
     from kenning.storage import TextIndex

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kenning.paths import HomeLayout
+from kenning.storage.records import Chunk
 from kenning.tokens import estimate_tokens
 
 if TYPE_CHECKING:
@@ -32,13 +33,6 @@ if TYPE_CHECKING:
 # a character), so stored chunks are cut again on the next sync.
 CHUNK_RECIPE = "lines v2"
 _JOURNAL_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-
-
-@dataclass(frozen=True)
-class Chunk:
-    line_start: int  # 1-based, inclusive
-    line_end: int
-    text: str
 
 
 @dataclass(frozen=True)

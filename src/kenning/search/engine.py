@@ -36,7 +36,8 @@ from kenning.paths import HomeLayout
 from kenning.search import abstain, ann, fusion, index, lexical, supersede, when
 from kenning.search import chunks as chunks_mod
 from kenning.search.meta import CandidateMeta
-from kenning.search.models import (
+from kenning.storage import Storage, StorageUnavailable
+from kenning.storage.query import (
     KINDS,
     IndexReport,
     Kind,
@@ -44,8 +45,7 @@ from kenning.search.models import (
     SearchHit,
     SearchResult,
 )
-from kenning.search.text import query_terms
-from kenning.storage import Storage, StorageUnavailable
+from kenning.storage.text import query_terms
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""What the index holds, whatever stores it: documents, identity, the vector matrix.
+"""The vector matrix search ranks with; what the index holds is :mod:`kenning.storage.identity`.
 
 A message is indexed as its document (``message_docs``: ``body`` = the
 message, ``ctx`` = the message it replies to) and embedded as the passage
@@ -14,75 +14,12 @@ cache makes that cheap when the texts are unchanged).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from kenning.embed.base import Embedder
-from kenning.search.text import doc_text
-
 if TYPE_CHECKING:
     from kenning.storage.base import Vectors
-
-# What a message is embedded as (see ``message_docs``): the message it replies to, then
-# itself. Bumping this re-embeds every archive lazily (``vectors.claim_identity``).
-PASSAGE_RECIPE = "reply-context v2"
-TOOL_CALLS_CHARS = 500  # what an assistant's tool calls add to its searchable text
-
-
-class IndexIdentityError(RuntimeError):
-    """The stored vectors came from another embedder; the message says how to rebuild."""
-
-
-@dataclass(frozen=True)
-class IndexIdentity:
-    embedder: str
-    dims: int
-    passage: str = PASSAGE_RECIPE
-
-    @classmethod
-    def of(cls, embedder: Embedder) -> IndexIdentity:
-        ident = embedder.identity
-        return cls(embedder=ident.key(), dims=ident.dims)
-
-    def describe(self) -> str:
-        return f"{self.embedder} ({self.dims} dims, passages {self.passage!r})"
-
-
-def recipe_changed(stored: IndexIdentity | None, current: IndexIdentity) -> bool:
-    return (
-        stored is not None
-        and (stored.embedder, stored.dims) == (current.embedder, current.dims)
-        and stored.passage != current.passage
-    )
-
-
-def _content(content: str, tool_calls: str | None) -> str:
-    if not tool_calls:
-        return content
-    return f"{content} {tool_calls[:TOOL_CALLS_CHARS]}".strip()
-
-
-def message_docs(row: Any) -> tuple[str, str | None]:
-    """(the message's document, the document of the message it replies to, if any).
-
-    A message is a reply when the one before it has another voice (another
-    speaker, or another role): "Yes! It was amazing" needs the question it
-    answers. Consecutive messages in one voice are separate statements — a
-    list of facts, a user correcting themselves — and each is embedded alone,
-    so one never borrows the other's meaning (measured on Letta's fact sets,
-    where "prev+current" put the fact *after* the answer first).
-    """
-    body = doc_text(row["speaker"], row["role"], _content(row["content"], row["tool_calls"]))
-    if row["p_role"] is None:
-        return body, None
-    if (row["p_speaker"] or row["p_role"]) == (row["speaker"] or row["role"]):
-        return body, None
-    prev = doc_text(
-        row["p_speaker"], row["p_role"], _content(row["p_content"], row["p_tool_calls"])
-    )
-    return body, prev
 
 
 class VectorSet:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kenning.search.models import SearchFilters
+from kenning.storage.query import SearchFilters
 
 if TYPE_CHECKING:
     from kenning.storage import Sessions

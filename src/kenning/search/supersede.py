@@ -34,8 +34,8 @@ import numpy.typing as npt
 
 from kenning.search.fusion import Floats, Ints, RankParams
 from kenning.search.index import VectorSet
-from kenning.search.models import Kind
-from kenning.search.text import MAX_QUERY_CHARS, STOPWORDS, query_terms
+from kenning.storage.query import Kind
+from kenning.storage.text import MAX_QUERY_CHARS, STOPWORDS, query_terms
 
 if TYPE_CHECKING:
     from kenning.storage import TextIndex

@@ -50,7 +50,7 @@ import numpy.typing as npt
 
 from kenning.search import fusion
 from kenning.search.fusion import RankParams
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 
 Intent = Literal["none", "recent", "range", "before", "after"]
 

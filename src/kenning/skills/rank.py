@@ -2,7 +2,7 @@
 
 A skill is found by its name, tags and description — what its author wrote
 to say when it applies. Query and skill are tokenised the way the archive's
-search tokenises (:func:`kenning.search.text.query_terms`: stopwords dropped,
+search tokenises (:func:`kenning.storage.text.query_terms`: stopwords dropped,
 CJK runs as bigrams), then folded by a light suffix stripper so "deploying"
 meets "deploy" and "releases" meets "release". Scoring is BM25 over the
 description, plus fixed weights for a term found in the name or the tags,
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kenning.search.text import query_terms
+from kenning.storage.text import query_terms
 
 # Weights: a query word in the skill's *name* is the strongest evidence the
 # author could give (names are chosen to be found); tags are curated topics;

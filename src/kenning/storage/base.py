@@ -24,12 +24,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from kenning.embed.base import EmbeddingCache as EmbeddingCache  # defined where it is used
+
 if TYPE_CHECKING:
     from kenning.embed.base import Embedder, Progress
-    from kenning.search.chunks import Chunk
-    from kenning.search.index import IndexIdentity
-    from kenning.search.models import Kind, SearchFilters, SearchHit
-    from kenning.storage.records import Message, Session
+    from kenning.storage.identity import IndexIdentity
+    from kenning.storage.query import Kind, SearchFilters, SearchHit
+    from kenning.storage.records import Chunk, Message, Session
 
 Table = Literal["message", "chunk"]
 
@@ -240,18 +241,6 @@ class Recalls(Protocol):
     ) -> int: ...
 
     def hits_since(self, since: float) -> list[tuple[int, str, float, str, int, int]]: ...
-
-
-class EmbeddingCache(Protocol):
-    """Vectors by (embedder identity, "q"/"p", sha256 of the text)."""
-
-    def get_many(
-        self, identity: str, kind: str, hashes: Sequence[bytes]
-    ) -> dict[bytes, np.ndarray]: ...
-
-    def put_many(
-        self, identity: str, kind: str, items: Sequence[tuple[bytes, np.ndarray]]
-    ) -> None: ...
 
 
 class Storage(Protocol):

@@ -114,3 +114,12 @@ def new_session_id(now: float | None = None) -> str:
     """Time-sortable and readable: ``20261130-141503-9f2c4a``."""
     stamp = datetime.fromtimestamp(now if now is not None else clock.timestamp(), UTC)
     return f"{stamp:%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A run of lines of a memory file, as indexed."""
+
+    line_start: int  # 1-based, inclusive
+    line_end: int
+    text: str

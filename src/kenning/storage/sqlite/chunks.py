@@ -12,14 +12,14 @@ import json
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from kenning.search.models import SearchFilters
-from kenning.search.text import MAX_INDEX_CHARS, cjk_index_text
+from kenning.storage.query import SearchFilters
 from kenning.storage.sqlite import scope as scope_sql
 from kenning.storage.sqlite.connection import Conn, translate_errors
 from kenning.storage.sqlite.vectors import state_get, state_set
+from kenning.storage.text import MAX_INDEX_CHARS, cjk_index_text
 
 if TYPE_CHECKING:
-    from kenning.search.chunks import Chunk
+    from kenning.storage.records import Chunk
 
 
 @translate_errors

@@ -17,11 +17,11 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from kenning.search.index import message_docs
-from kenning.search.models import Kind, SearchFilters, SearchHit
-from kenning.search.text import cjk_index_text, fts_or_query, quote_term
+from kenning.storage.identity import message_docs
+from kenning.storage.query import Kind, SearchFilters, SearchHit
 from kenning.storage.sqlite import scope as scope_sql
 from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
+from kenning.storage.text import cjk_index_text, fts_or_query, quote_term
 
 # bm25 weight of the ``ctx`` column (the previous message): a match in the
 # context is weaker evidence than one in the message itself. Re-measured on

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
-from kenning.search.index import IndexIdentity
 from kenning.storage.base import StorageError
+from kenning.storage.identity import IndexIdentity
 from kenning.storage.sqlite import migrations
 
 HEADER = b"SQLite format 3\x00"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-from kenning.search.models import SearchFilters, SearchHit
+from kenning.storage.query import SearchFilters, SearchHit
 from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
 
 

@@ -6,7 +6,7 @@ never scored and can never leak into results.
 
 from __future__ import annotations
 
-from kenning.search.models import SearchFilters
+from kenning.storage.query import SearchFilters
 
 
 def messages(scope: SearchFilters) -> tuple[str, list[object]]:

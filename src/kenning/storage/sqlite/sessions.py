@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kenning import clock
-from kenning.search.models import SearchFilters
 from kenning.storage.base import StorageError
+from kenning.storage.query import SearchFilters
 from kenning.storage.records import Message, Session
 from kenning.storage.sqlite import scope as scope_sql
 from kenning.storage.sqlite.connection import Conn, translate_errors

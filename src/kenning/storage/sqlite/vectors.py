@@ -18,15 +18,10 @@ from typing import Literal
 import numpy as np
 
 from kenning.embed.base import Embedder, Progress
-from kenning.search.index import (
-    IndexIdentity,
-    IndexIdentityError,
-    message_docs,
-    recipe_changed,
-)
-from kenning.search.text import MAX_PASSAGE_CHARS, passage_text
+from kenning.storage.identity import IndexIdentity, IndexIdentityError, message_docs, recipe_changed
 from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
 from kenning.storage.sqlite.index import ROWS_WITH_PREVIOUS
+from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
 
 Kind = Literal["message", "chunk"]
 # table, id column, the search_state counter a deletion bumps (see m002/m003)

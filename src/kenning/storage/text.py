@@ -87,7 +87,7 @@ def passage_text(current: str, previous: str | None) -> str:
 
     Short replies ("Yes! It was amazing") carry answers but none of the
     question's words; their context does (+.10 dense R@10 on LoCoMo). Which
-    message counts as replied to is decided by ``search.index.message_docs``.
+    message counts as replied to is decided by ``storage.identity.message_docs``.
     """
     cur = current[:MAX_PASSAGE_CHARS]
     if previous is None:
