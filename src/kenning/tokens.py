@@ -33,6 +33,7 @@ text costs at least one token.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -59,8 +60,20 @@ _OTHER_PER_CHAR = 0.6  # accented Latin, Cyrillic, Greek, symbols
 _EMOJI_PER_CHAR = 2.0  # astral-plane characters take several byte tokens
 
 
+# Every request re-sends the transcript, so the same texts are counted again and again:
+# short ones (nearly every message) are remembered; a long one is counted each time rather
+# than kept alive by the cache.
+_CACHED_CHARS = 8_192
+
+
 def estimate_tokens(text: str) -> int:
     """The estimated token count of ``text`` (see the module docstring)."""
+    if len(text) <= _CACHED_CHARS:
+        return _estimate_cached(text)
+    return _estimate(text)
+
+
+def _estimate(text: str) -> int:
     if not text:
         return 0
     total = 0.0
@@ -86,3 +99,6 @@ def estimate_tokens(text: str) -> int:
         else:
             total += size
     return max(1, round(total))
+
+
+_estimate_cached = functools.lru_cache(maxsize=4_096)(_estimate)
