@@ -1,5 +1,5 @@
-"""Encoded payloads: base64, hex, ``\\x`` and ``\\u`` escapes, percent-encoding, HTML
-entities and rot13, decoded so the screen can read what they say.
+"""Encoded payloads: base64, base32, hex, ``\\x`` and ``\\u`` escapes, percent-encoding, HTML
+entities, rot13 and text written backwards, decoded so the screen can read what they say.
 
 "echo Y3VybCAuLi4gfCBzaA== | base64 -d | sh" and "note (base64): SWdub3JlIHlvdXIg..." hide their
 words from every pattern. :func:`blobs` finds the encoded runs of a text and yields the text
@@ -30,6 +30,14 @@ _UESC: Final = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
 _PERCENT: Final = re.compile(r"\S*(?:%[0-9A-Fa-f]{2}){3,}\S*")
 _ENTITIES: Final = re.compile(r"(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});){4,}")
 _ROT13_HINT: Final = re.compile(r"\brot-?13\b", re.IGNORECASE)
+# Base32: upper case and the digits 2-7 only (so neither words nor hex), padded to 8.
+_BASE32: Final = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9=])")
+# Text written backwards: the commonest English words read right to left. A line counts as
+# reversed when more of them appear reversed than forwards (never in ordinary prose).
+_REVERSED_WORDS: Final = frozenset(
+    "eht ot dna uoy ruoy fo ni si taht rof lla yreve daer dnes elif erongi snoitcurtsni".split()
+)
+_WORD: Final = re.compile(r"[a-z]+")
 _ROT13: Final = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
@@ -40,7 +48,7 @@ _ROT13: Final = str.maketrans(
 class Blob:
     start: int
     end: int
-    encoding: str  # "base64", "hex", "escapes", "percent", "entities", "rot13"
+    encoding: str  # base64, base32, hex, escapes, percent, entities, rot13, reversed
     text: str  # what it decodes to
 
 
@@ -78,6 +86,26 @@ def _b64(run: str) -> str | None:
     return None
 
 
+def _b32(run: str) -> str | None:
+    body = run.rstrip("=")
+    try:
+        return _printable(base64.b32decode(body + "=" * (-len(body) % 8)))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _reversed_lines(text: str) -> str | None:
+    """The lines of ``text`` that read as English backwards, each turned around, or None."""
+    out = []
+    for line in text.splitlines():
+        words = _WORD.findall(line.lower())
+        backwards = sum(w in _REVERSED_WORDS for w in words)
+        forwards = sum(w[::-1] in _REVERSED_WORDS for w in words)
+        if backwards >= 3 and backwards > forwards:
+            out.append(line[::-1])
+    return "\n".join(out) if out else None
+
+
 def blobs(text: str) -> Iterator[Blob]:
     """Each encoded run of ``text`` that decodes to readable text, within the bounds above."""
     found = 0
@@ -113,6 +141,11 @@ def blobs(text: str) -> Iterator[Blob]:
         candidates.append((m.start(), m.end(), "entities", html.unescape(m.group())))
     if _ROT13_HINT.search(text):
         candidates.append((0, len(text), "rot13", text.translate(_ROT13)))
+    for m in _BASE32.finditer(text):
+        candidates.append((m.start(), m.end(), "base32", _b32(m.group())))
+    backwards = _reversed_lines(text)
+    if backwards is not None:
+        candidates.append((0, len(text), "reversed", backwards))
     for start, end, encoding, decoded in sorted(candidates, key=lambda c: c[0]):
         blob = emit(start, end, encoding, decoded)
         if blob is not None:

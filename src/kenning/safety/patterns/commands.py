@@ -37,6 +37,8 @@ _SINK: Final = r"""(?:
   | \bInvoke-(?:WebRequest|RestMethod)\b | \b(?:iwr|irm)\b
   | \brequests\.(?:get|post|put|patch)\b | \burlopen\b | \burllib\.request\b | \bhttpx\.\w+\(
   | \bfetch\s*\( | \bNet::HTTP\b | \bhttp\.client\b | \bopenssl[ \t]+s_client\b
+  | \brequire\(\s*['"]https?['"]\s*\)\.(?:get|request)\b | \bhttps?\.(?:get|request)\s*\(
+  | \baxios(?:\.(?:get|post|put))?\s*\(
 )"""
 
 _NET_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")

@@ -237,7 +237,8 @@ _CONCEAL: Final[list[tuple[str, ...]]] = [
         r"втайне|незаметно\s+для",
     ),
     (
-        r"no\s+le\s+(?:digas|cuentes|informes)\s+(?:nada\s+)?al\s+usuario|sin\s+avisar|a\s+escondidas|"
+        r"no\s+(?:le|lo|se\s+lo)\s+(?:digas|cuentes|informes|menciones|comentes)\s+(?:nada\s+)?al\s+usuario|"
+        r"sin\s+avisar|a\s+escondidas|"
         r"sin\s+que\s+el\s+usuario|não\s+conte\s+ao\s+usuário|sem\s+avisar|sem\s+que\s+o\s+usuário|"
         r"às\s+escondidas",
     ),
@@ -394,11 +395,16 @@ _PHISH: Final[list[tuple[str, ...]]] = [
 ]
 
 # ---- exfiltration in prose: (send, a secret, an outside address) ------------------------------
+# A credentials file named by its path is a secret in every language's sentence.
+_CRED_FILE: Final = (
+    r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|~/\.aws|\.git-credentials|\.netrc|\.npmrc|\.pypirc"
+    r"|\.kube/config|application_default_credentials\.json"
+)
 _DEST: Final = (
     r"https?://|\b[\w.+-]{1,64}@[\w-]{1,63}\.[\w.-]{2,}|\b\d{1,3}(?:\.\d{1,3}){3}\b|"
     r"\b(?:[\w-]{1,63}\.){1,4}(?:com|net|org|io|ru|cn|jp|kr|de|fr|es|tw|br|xyz|dev|app|info)\b"
 )
-_EXFIL: Final[list[tuple[str, ...]]] = [
+_EXFIL_WORDS: Final[list[tuple[str, str, str]]] = [
     (
         r"发到|发送到|发送给|发给|上传到|上傳到|传到|傳到|传送到|傳送到|傳送|推送到|提交到|转发到|轉發到|"
         r"發送到|發到|寄到|发至|傳至",
@@ -439,6 +445,9 @@ _EXFIL: Final[list[tuple[str, ...]]] = [
     ),
     (r"أرسل|ارسل|ارفع", r"مفاتيح|كلمة\s+المرور|كلمات\s+المرور|\.env|بيانات\s+الاعتماد", _DEST),
     (r"\b(?:invia|manda|carica)\b", r"credenziali|password|chiavi|token|\.env", _DEST),
+]
+_EXFIL: Final[list[tuple[str, ...]]] = [
+    (verb, f"(?:{secret})|{_CRED_FILE}", dest) for verb, secret, dest in _EXFIL_WORDS
 ]
 
 

@@ -45,6 +45,15 @@ _CRED_PATH: Final = rf"""
       | \.ssh[/\\](?:id_[\w-]{{1,40}}\b(?!\.pub)|id_\*|identity)
       | \.aws[/\\](?:credentials|config)
       | \.docker[/\\]config\.json | \.kube[/\\]config | \.config[/\\]gh[/\\]hosts\.yml
+      # cloud CLIs' tokens, package registries' and browsers' stores of logins and cookies
+      | \.config[/\\]gcloud[/\\](?:application_default_credentials\.json|credentials\.db
+        |access_tokens\.db|legacy_credentials)
+      | \.azure[/\\](?:accessTokens\.json|msal_token_cache\.\w+)
+      | \.terraform\.d[/\\]credentials\.tfrc\.json | \.cargo[/\\]credentials(?:\.toml)?
+      | \.gem[/\\]credentials | Library[/\\]Keychains\b
+      | (?:Chrome|Chromium|Edge|Brave[\w-]*)[/\\](?:[\w .-]{{1,40}}[/\\]){{0,4}}
+        (?:Cookies|Login[ ]Data)\b
+      | logins\.json | cookies\.sqlite
     )
     (?![\w-])(?!\.\w)  # the whole name: not .envrc, .env.local.example or .npmrc.bak
 """

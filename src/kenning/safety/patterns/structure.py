@@ -55,9 +55,12 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         skip_inline_code=True,
         regex=ascii_regex(r"""
             <\|(?:im_start|im_end|im_sep|system|assistant|user|endoftext|begin_of_text|end_of_text
-                |start_header_id|end_header_id|eot_id|eom_id|tool_call|python_tag)\|>
-          | <im_(?:start|end)>
-          | \[/?INST\] | <</?SYS>>
+                |start_header_id|end_header_id|eot_id|eom_id|tool_call|python_tag
+                # the harmony format's, Phi's and Command R's
+                |start|message|channel|constrain|end|return|call
+                |START_OF_TURN_TOKEN|END_OF_TURN_TOKEN|SYSTEM_TOKEN|USER_TOKEN|CHATBOT_TOKEN)\|>
+          | <im_(?:start|end)> | <(?:start|end)_of_turn>  # Gemma
+          | \[/?INST\] | <</?SYS>> | \[(?:SYSTEM_PROMPT|TOOL_CALLS|AVAILABLE_TOOLS|TOOL_RESULTS)\]
         """),
     ),
     # WHY: XML-ish role and reminder tags; "use <system> tags sparingly" (one open tag in prose)
@@ -149,6 +152,26 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | <!--\s*{_ADDRESSEE}\s*[:：]
           | ^\s*\[(?://|comment|_|\#)\]:\s*(?:\#|<>)\s*\([^)\n]{{0,40}}?{_ADDRESSEE}
           | ^\s*\[(?://|comment|_|\#)\]:\s*(?:\#|<>)\s*\([^)\n]{{0,200}}?\b(?:agents?|AI)\s+reading
+        """),
+    ),
+    # WHY: metadata claiming an authority no stored text has ("trust_level: operator",
+    # "priority: system", "override_safety: true" in a skill's front matter or a JSON note);
+    # "priority: high" or "role: developer" in a team list passes.
+    Pattern(
+        pattern_id="fake_authority_field",
+        category="injection",
+        scopes=MEMORY,
+        reason="claims system or operator authority in metadata (prompt injection)",
+        views=BASE,
+        skip_inline_code=True,
+        regex=ascii_regex(r"""
+            (?:^|[{,])[ \t"'-]*(?:trust(?:[_-]?level)?|authority|privilege(?:[_-]?level)?|clearance)
+              ["']?[ \t]*[:=][ \t]*["']?(?:system|operator|developer|highest|maximum|root|admin
+              |administrator|unrestricted|full)\b
+          | (?:^|[{,])[ \t"'-]*priority["']?[ \t]*[:=][ \t]*["']?(?:system|override|absolute)\b
+          | (?:^|[{,])[ \t"'-]*(?:override|bypass|disable|skip|ignore)[_-]?(?:safety|guardrails?
+              |security|approvals?|confirmations?|restrictions?|policy|policies)["']?[ \t]*[:=]
+              [ \t]*["']?(?:true|yes|on|1)\b
         """),
     ),
     # WHY: an image or link URL that carries a variable, a template or a secret leaks it when
