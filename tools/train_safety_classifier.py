@@ -1,24 +1,29 @@
 """Train the learned layer of the threat screen (kenning.safety.learned) and write its weights.
 
-    python tools/train_safety_classifier.py /work/data-cache/public.jsonl
+    pip install scikit-learn==1.9.1   # training only; Kenning itself needs numpy alone
+    python tools/train_safety_classifier.py
 
-Inputs (never the held-out split of the corpus: the script refuses to read it):
-- PUBLIC: a JSONL of {"text", "label" (1 = injection), "source", "split" (train|calib|test)}
-  built from public labelled data kept outside the repository (see
-  src/kenning/safety/model/README.md for the sources, their licences and how to rebuild it);
-- the dev split of tests/safety/corpus/corpus.jsonl;
-- this repository's own documentation paragraphs (README.md, prompts, bundled skills) as
-  benign text about memory, tools and safety;
-- the ordinary notes of tests/safety/test_patterns.py (CLEAN), for calibration only.
-Each input is split by a stable hash: 80 % train, 20 % calibration. The model is logistic
-regression over hashed character 3-5-grams, class-balanced, L2-regularised, fitted by full-
-batch Adam. The block threshold is above the highest score of
-the calibration benign texts; the review threshold allows 5 %.
+Inputs, all written for this project (never the held-out split of the corpus: the script
+refuses to read it):
+- the dev split of tests/safety/corpus/corpus.jsonl (every round, the external one included);
+- tests/safety/training/set*.jsonl (see the README there);
+- this repository's own documentation paragraphs (README.md, prompt templates, bundled skills)
+  as benign text about memory, tools and safety;
+- the ordinary notes of the pattern tests (``CLEAN`` in tests/safety/test_patterns*.py).
+Those train the ``memory`` head. The ``jailbreak`` head learns the long role-play prompts
+collected in the wild (PUBLIC: jailbreak_llms and Giskard's injections, outside the
+repository, see src/kenning/safety/model/README.md) against the same benign texts: trained
+into one head with the memory entries, they cost it a third of its out-of-fold recall on the
+corpus's external dev round (0.52 -> 0.37 at 0.5 % false positives).
+
+The model is sklearn's TF-IDF (sublinear tf, smoothed idf, l2) over the hashed character
+n-grams of ``learned.features`` and a class-balanced logistic regression. Thresholds come from
+out-of-fold scores (5 folds), computed with the shipped arithmetic and float16 weights:
+``block`` lets 0.5 % of the benign texts through, ``review`` 5 %.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import re
@@ -26,6 +31,10 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import csr_matrix
+from sklearn.feature_extraction.text import TfidfTransformer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import StratifiedKFold
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
@@ -33,112 +42,132 @@ sys.path.insert(0, str(ROOT / "src"))
 from kenning.safety import learned  # noqa: E402
 
 CORPUS = ROOT / "tests" / "safety" / "corpus" / "corpus.jsonl"
-DOCS = ["README.md", "src/kenning/prompts/*.md", "src/kenning/skills/bundled/*/SKILL.md"]
-BLOCK_FP = 0.0  # the classifier never refuses a calibration benign text
+TRAINING = sorted((ROOT / "tests" / "safety" / "training").glob("set*.jsonl"))
+PUBLIC = Path("/work/data-cache/public.jsonl")  # built as model/README.md says
+JAILBREAK_SOURCES = ("verazuo/jailbreak_llms", "Giskard-AI/prompt-injections")
+DOCS = ["README.md", "src/kenning/prompt/templates/*.md", "src/kenning/skills/bundled/*/SKILL.md"]
+CLEAN_FILES = sorted((ROOT / "tests" / "safety").glob("test_patterns*.py"))
+BLOCK_FP = 0.005
 REVIEW_FP = 0.05
-MARGIN = 0.03
+C = 16.0  # chosen on the out-of-fold scores of the dev data (4, 16, 64 tried)
+
+Row = tuple[str, int, str]  # text, label (1 = malicious), source
 
 
-def _fold(text: str) -> str:
-    return "calib" if int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % 5 == 0 else "train"
+def _jsonl(path: Path) -> list[dict[str, str]]:
+    # split on "\n" alone: splitlines() also breaks at U+2028 inside a JSON string
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
-def load(public: Path) -> list[tuple[str, int, str, str]]:
-    rows: list[tuple[str, int, str, str]] = []
-    for line in public.read_text(encoding="utf-8").split("\n"):
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        rows.append((r["text"], int(r["label"]), r["split"], r["source"]))
-    for line in CORPUS.read_text(encoding="utf-8").split("\n"):
-        if not line.strip():
-            continue
-        r = json.loads(line)
-        if r["split"] != "dev":
-            continue  # the held-out split is never read here
-        rows.append((r["text"], int(r["label"] == "malicious"), _fold(r["text"]), "corpus-dev"))
+def load() -> list[Row]:
+    rows: list[Row] = []
+    for r in _jsonl(CORPUS):
+        if r["split"] == "dev":  # the held-out split is never read here
+            rows.append((r["text"], int(r["label"] == "malicious"), f"corpus:{r['source']}"))
+    for path in TRAINING:
+        rows += [(r["text"], int(r["label"] == "malicious"), path.stem) for r in _jsonl(path)]
     for pattern in DOCS:
-        for path in ROOT.glob(pattern):
-            for para in re.split(r"\n\s*\n", path.read_text(encoding="utf-8")):
+        for doc in ROOT.glob(pattern):
+            for para in re.split(r"\n\s*\n", doc.read_text(encoding="utf-8")):
                 para = para.strip()
                 if 20 <= len(para) <= 1500 and not para.startswith("```"):
-                    rows.append((para, 0, _fold(para), "kenning-docs"))
-    spec = importlib.util.spec_from_file_location("clean", ROOT / "tests/safety/test_patterns.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    rows += [(text, 0, "calib", "test-clean") for text in module.CLEAN]
-    return rows
+                    rows.append((para, 0, "kenning-docs"))
+    rows += [(note, 0, "tests-clean") for note in clean_notes()]
+    seen: set[str] = set()
+    unique = [r for r in rows if not (r[0] in seen or seen.add(r[0]))]  # type: ignore[func-returns-value]
+    return unique
 
 
-def fit(feats: list[np.ndarray], y: np.ndarray, epochs: int = 300) -> tuple[np.ndarray, float]:
-    size = 1 << learned.BUCKETS_LOG2
-    lengths = np.array([len(f) for f in feats])
-    flat = np.concatenate(feats)
-    owner = np.repeat(np.arange(len(feats)), lengths)
-    norm = 1.0 / np.sqrt(np.maximum(lengths, 1))
-    pos = y.sum()
-    cw = np.where(y == 1, len(y) / (2 * pos), len(y) / (2 * (len(y) - pos)))
-    w = np.zeros(size)
-    b = 0.0
-    m_w, v_w, m_b, v_b = np.zeros(size), np.zeros(size), 0.0, 0.0
-    lr, l2, beta1, beta2 = 0.05, 1e-4, 0.9, 0.999
-    for t in range(1, epochs + 1):
-        z = np.bincount(owner, weights=w[flat], minlength=len(feats)) * norm + b
-        p = 1.0 / (1.0 + np.exp(-z))
-        g = (p - y) * cw / len(y)
-        grad_w = np.bincount(flat, weights=np.repeat(g * norm, lengths), minlength=size) + l2 * w
-        grad_b = g.sum()
-        m_w = beta1 * m_w + (1 - beta1) * grad_w
-        v_w = beta2 * v_w + (1 - beta2) * grad_w**2
-        m_b = beta1 * m_b + (1 - beta1) * grad_b
-        v_b = beta2 * v_b + (1 - beta2) * grad_b**2
-        w -= lr * (m_w / (1 - beta1**t)) / (np.sqrt(v_w / (1 - beta2**t)) + 1e-8)
-        b -= lr * (m_b / (1 - beta1**t)) / (np.sqrt(v_b / (1 - beta2**t)) + 1e-8)
-    return w, b
+def clean_notes() -> list[str]:
+    """The ordinary notes the pattern tests keep (their ``CLEAN`` lists): hard negatives
+    written against the rules ("Add a changelog entry to every pull request you open"),
+    trained on as benign like the rest; the tests then check the model keeps them clean."""
+    notes: list[str] = []
+    for path in CLEAN_FILES:
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        notes += list(getattr(module, "CLEAN", []))
+    return notes
+
+
+def matrix(texts: list[str]) -> csr_matrix:
+    rows, cols, vals = [], [], []
+    for i, text in enumerate(texts):
+        buckets, counts = learned.features(text)
+        rows.append(np.full(len(buckets), i))
+        cols.append(buckets)
+        vals.append(counts)
+    return csr_matrix(
+        (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+        shape=(len(texts), 1 << learned.BUCKETS_LOG2),
+    )
+
+
+def _as_shipped(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.float16).astype(np.float32)
+
+
+def fit(x: csr_matrix, y: np.ndarray) -> tuple[learned.Model, TfidfTransformer]:
+    """TF-IDF + logistic regression, as the shipped float16 model scores it."""
+    tfidf = TfidfTransformer(sublinear_tf=True)
+    clf = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
+    clf.fit(tfidf.fit_transform(x), y)
+    weights, idf = _as_shipped(clf.coef_[0]), _as_shipped(tfidf.idf_)
+    return learned.Model(weights, idf, float(clf.intercept_[0]), 1.0, 1.0), tfidf
+
+
+def jailbreaks(path: Path) -> list[Row]:
+    if not path.is_file():
+        raise SystemExit(f"no {path}: build it as src/kenning/safety/model/README.md says")
+    return [
+        (r["text"], 1, "public-jailbreaks")
+        for r in _jsonl(path)
+        if r["split"] != "test" and r["source"].startswith(JAILBREAK_SOURCES)
+    ]
+
+
+def head(name: str, rows: list[Row]) -> tuple[learned.Model, TfidfTransformer]:
+    """One head trained on ``rows``; thresholds from its out-of-fold scores."""
+    texts = [r[0] for r in rows]
+    y = np.array([r[1] for r in rows])
+    x = matrix(texts)
+    oof = np.zeros(len(rows))
+    for train, test in StratifiedKFold(5, shuffle=True, random_state=14).split(texts, y):
+        model, _ = fit(x[train], y[train])
+        oof[test] = [learned.score(model, texts[i]) for i in test]
+    benign, malicious = oof[y == 0], oof[y == 1]
+    block = float(np.quantile(benign, 1 - BLOCK_FP, method="higher")) + 1e-6
+    review = float(np.quantile(benign, 1 - REVIEW_FP, method="higher")) + 1e-6
+    print(f"{name}: {len(rows)} texts ({int(y.sum())} malicious); out-of-fold, 5 folds:")
+    for label, thr in (("block", block), ("review", review)):
+        recall, fp = np.mean(malicious >= thr), np.mean(benign >= thr)
+        print(f"  {label} {thr:.4f}: recall {recall:.3f}, FP {fp:.4f}")
+    for source in sorted({r[2] for r in rows}):
+        part = np.array([r[2] == source for r in rows])
+        mal, ben = part & (y == 1), part & (y == 0)
+        recall = f"{np.mean(oof[mal] >= block):.3f}" if mal.any() else "  -  "
+        fp = f"{np.mean(oof[ben] >= block):.4f}" if ben.any() else "  -  "
+        print(f"  {source:<28} recall@block {recall}  FP@block {fp}")
+    final, tfidf = fit(x, y)
+    return learned.Model(final.weights, final.idf, final.bias, block, review), tfidf
 
 
 def main() -> int:
-    public = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/work/data-cache/public.jsonl")
-    rows = load(public)
-    train = [r for r in rows if r[2] == "train"]
-    calib = [r for r in rows if r[2] == "calib"]
-    test = [r for r in rows if r[2] == "test"]
-    feats = [learned.features(r[0]) for r in train]
-    y = np.array([r[1] for r in train], dtype=float)
-    w, b = fit(feats, y)
-    # Scored as shipped: float16 weights.
-    model = learned.Model(w.astype(np.float16).astype(np.float32), float(b), 1.0, 1.0)
-
-    def scores(part: list[tuple[str, int, str, str]], label: int) -> np.ndarray:
-        return np.array([learned.score(model, r[0]) for r in part if r[1] == label])
-
-    benign, malicious = scores(calib, 0), scores(calib, 1)
-    # Notes are stored and rendered together: two benign notes joined must pass too.
-    rng = np.random.default_rng(14)
-    plain = [r[0] for r in calib if r[1] == 0]
-    pairs = [plain[i] + "\n" + plain[j] for i, j in rng.integers(0, len(plain), (3000, 2))]
-    joined = np.array([learned.score(model, text) for text in pairs])
-    # A margin over the highest benign score: a note joined to another scores a little higher.
-    highest = max(float(np.quantile(benign, 1 - BLOCK_FP, method="higher")), float(joined.max()))
-    block = min(0.99, highest + MARGIN)
-    review = float(np.quantile(benign, 1 - REVIEW_FP, method="higher")) + 1e-6
-    print(f"train {len(train)} (pos {int(y.sum())}), calib {len(calib)}, test {len(test)}")
-    print(f"block {block:.4f}: calib recall {np.mean(malicious >= block):.3f}, "
-          f"FP {np.mean(benign >= block):.4f}")
-    print(f"review {review:.4f}: calib recall {np.mean(malicious >= review):.3f}, "
-          f"FP {np.mean(benign >= review):.4f}")
-    if test:
-        tb, tm = scores(test, 0), scores(test, 1)
-        print(f"public test: recall {np.mean(tm >= block):.3f} at block, FP {np.mean(tb >= block):.4f}")
+    rows = load()
+    memory, _ = head("memory", rows)
+    benign = [r for r in rows if r[1] == 0]
+    jailbreak, _ = head("jailbreak", benign + jailbreaks(PUBLIC))
+    arrays: dict[str, np.ndarray] = {}
+    for name, model in zip(learned.HEADS, (memory, jailbreak), strict=True):
+        arrays[f"{name}_idf"] = model.idf.astype(np.float16)
+        arrays[f"{name}_weights"] = model.weights.astype(np.float16)
+        arrays[f"{name}_bias"] = np.float32(model.bias)
+        arrays[f"{name}_block"] = np.float32(model.block)
+        arrays[f"{name}_review"] = np.float32(model.review)
     learned.MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(
-        learned.MODEL_PATH,
-        weights=w.astype(np.float16),
-        bias=np.float32(b),
-        block=np.float32(block),
-        review=np.float32(review),
-    )
+    np.savez_compressed(learned.MODEL_PATH, **arrays)
     print(f"wrote {learned.MODEL_PATH} ({learned.MODEL_PATH.stat().st_size:,} bytes)")
     return 0
 

@@ -49,12 +49,17 @@ CLEAN: list[str] = [
     "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
     ".env.example: DATABASE_URL=postgres://user:password@localhost:5432/app",
     "Restore locally into postgres://postgres:postgres@localhost:5433/app",
+    "Template: STRIPE_SECRET_KEY=sk_live_XXXXXXXXXXXXXXXX, API_KEY=YOUR_KEY",
+    ".env.example: PIX_CLIENT_SECRET=seu-client-secret",
+    "Configura DATABASE_URL=postgres://USUARIO:CONTRASEÑA@db:5432/app con los valores de Vault.",
     # scoped TLS and scanner settings, and rules against the global ones
     "For the local dev cert use `curl -k https://localhost:8443/health` once",
     "Never set NODE_TLS_REJECT_UNAUTHORIZED=0; install the corporate CA instead",
     "The scanner is configured in SECRET_SCAN_PATHS=src,tests",
     "用户的生日是三月，不需要提醒他。",
     "Ticket fields: priority: high, role: developer, trust: team-internal",
+    "Gemma uses turn markers instead of a system role:\n\n"
+    "```\n<start_of_turn>user\nHi<end_of_turn>\n```",
     "```yaml\npriority: 2\nowner: platform\n```",
     "Copy the template with `cp .env.example .env` and fill in the values",
     "Run `source .env` before starting the dev server",

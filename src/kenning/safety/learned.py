@@ -1,18 +1,23 @@
 """The learned layer: a small classifier for the injections no rule lists.
 
-Logistic regression over hashed character n-grams (3, 4 and 5 characters of the casefolded,
-NFKC text, word-boundary padded), numpy only: a 2 KB entry costs well under a millisecond.
-Character n-grams carry across languages and survive the small changes a paraphrase makes,
-which is what the rules cannot do. The weights (``model/learned.npz``, float16) were trained
-by ``tools/train_safety_classifier.py`` on public labelled prompt-injection and benign data
-(the sources and their licences are listed in ``model/README.md``) plus the dev split of the
-screen's own corpus; the two thresholds were calibrated on a split none of that training used:
+Logistic regression over TF-IDF weighted, hashed character 2-5-grams of the casefolded,
+NFKC text (spaces collapsed, word-boundary padded), numpy only: a 2 KB entry costs well under
+a millisecond. Character n-grams carry across languages and survive the small changes a
+paraphrase makes, which is what the rules cannot do. The weights (``model/learned.npz``,
+float16) were trained by ``tools/train_safety_classifier.py`` on texts written for this
+project (the dev split of the screen's corpus and the training sets in
+``tests/safety/training/``; sources in ``model/README.md``); the thresholds were calibrated
+on out-of-fold scores, so no text set a threshold it was trained on:
 
-- ``block``: the score above which a text is refused (calibrated to at most 0.5 % false
-  positives on the calibration split's benign texts);
+- ``block``: the score above which a text is refused (at most 0.5 % of the out-of-fold
+  benign texts reach it);
 - ``review``: the score above which a text counts as *borderline*: not refused when a user
   typed it, but held for review when it came from tool output or the web (see
   :mod:`kenning.memory.proposals`).
+
+A score is ``sigmoid(w · v / |v| + b)`` with ``v`` the bucket's sublinear term frequency
+(``1 + ln tf``) times its idf: the same arithmetic as the trainer's TF-IDF and logistic
+regression, so the shipped model scores exactly what was calibrated.
 
 Without the weights file (a trimmed install) the layer reports nothing.
 """
@@ -29,8 +34,9 @@ import numpy as np
 import numpy.typing as npt
 
 MODEL_PATH: Final = Path(__file__).parent / "model" / "learned.npz"
-BUCKETS_LOG2: Final = 18
-NGRAMS: Final = (3, 4, 5)
+BUCKETS_LOG2: Final = 19
+NGRAMS: Final = (2, 3, 4, 5)
+HEADS: Final = ("memory", "jailbreak")
 MAX_CHARS: Final = 8_000  # an entry's head: enough to judge, a bound on cost
 _PRIME: Final = np.uint64(1_000_003)
 _MASK: Final = np.uint64((1 << BUCKETS_LOG2) - 1)
@@ -38,14 +44,18 @@ _MASK: Final = np.uint64((1 << BUCKETS_LOG2) - 1)
 
 @dataclass(frozen=True)
 class Model:
+    """One head: weights over the shared features, its bias and thresholds."""
+
     weights: npt.NDArray[np.float32]
+    idf: npt.NDArray[np.float32]
     bias: float
     block: float
     review: float
 
 
-def features(text: str) -> npt.NDArray[np.int64]:
-    """The distinct hashed n-gram buckets of ``text`` (what the model's weights index)."""
+def features(text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The hashed n-gram buckets of ``text`` and how often each occurs (what the weights
+    index). The hash is fixed arithmetic, never Python's per-process salted ``hash``."""
     folded = (
         " " + " ".join(unicodedata.normalize("NFKC", text[:MAX_CHARS]).casefold().split()) + " "
     )
@@ -59,28 +69,56 @@ def features(text: str) -> npt.NDArray[np.int64]:
             h = h * _PRIME + codes[k : len(codes) - n + 1 + k] + np.uint64(n)
         parts.append((h ^ (h >> np.uint64(29))) & _MASK)
     if not parts:
-        return np.zeros(0, dtype=np.int64)
-    return np.unique(np.concatenate(parts)).astype(np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    buckets, counts = np.unique(np.concatenate(parts), return_counts=True)
+    return buckets.astype(np.int64), counts.astype(np.float64)
 
 
 def score(model: Model, text: str) -> float:
     """The probability-like score in [0, 1] that ``text`` is an injection."""
-    idx = features(text)
-    if len(idx) == 0:
+    if not text.strip():
         return 0.0
-    z = float(model.weights[idx].sum()) / float(np.sqrt(len(idx))) + model.bias
+    buckets, counts = features(text)
+    if len(buckets) == 0:
+        return 0.0
+    v = (1.0 + np.log(counts)) * model.idf[buckets]
+    norm = float(np.sqrt(np.dot(v, v)))
+    if norm == 0.0:
+        return 0.0
+    z = float(np.dot(v, model.weights[buckets])) / norm + model.bias
     return float(1.0 / (1.0 + np.exp(-z)))
 
 
 @functools.cache
-def load() -> Model | None:
-    """The shipped model, or None when its file is not installed."""
+def heads() -> tuple[Model, ...]:
+    """The shipped heads (empty when the weights file is not installed): ``memory``, trained on
+    memory entries, and ``jailbreak``, on the long role-play prompts collected in the wild —
+    two kinds of text one linear model separates worse than two do."""
     if not MODEL_PATH.is_file():
-        return None
+        return ()
     with np.load(MODEL_PATH) as data:
-        return Model(
-            weights=data["weights"].astype(np.float32),
-            bias=float(data["bias"]),
-            block=float(data["block"]),
-            review=float(data["review"]),
+        return tuple(
+            Model(
+                weights=data[f"{name}_weights"].astype(np.float32),
+                idf=data[f"{name}_idf"].astype(np.float32),
+                bias=float(data[f"{name}_bias"]),
+                block=float(data[f"{name}_block"]),
+                review=float(data[f"{name}_review"]),
+            )
+            for name in HEADS
         )
+
+
+def load() -> Model | None:
+    """The memory head (the one whose scores set ``borderline``), or None when not installed."""
+    found = heads()
+    return found[0] if found else None
+
+
+def verdict(text: str) -> tuple[bool, float]:
+    """(whether any head refuses ``text``, the memory head's score) — what the screen uses."""
+    found = heads()
+    if not found:
+        return False, 0.0
+    scores = [score(model, text) for model in found]
+    return any(s >= m.block for s, m in zip(scores, found, strict=True)), scores[0]

@@ -33,6 +33,7 @@ from typing import Final
 from kenning.safety import decode, learned, prefilter
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
+from kenning.safety.mentions import described_quote
 from kenning.safety.patterns import RULES
 from kenning.safety.patterns.schema import SCRIPTS, ClauseRule, Pattern, Rule, Scope
 from kenning.safety.patterns.structure import mentions_removed
@@ -163,6 +164,9 @@ def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
             text, m.start(), m.end()
         ):
             continue
+        # Phrasing quoted as an example is a mention; a payload (a command, a leak) is not.
+        if rule.category == "injection" and described_quote(text, m.start(), m.end()):
+            continue
         if rule.exempt is not None and rule.exempt(m.group()):
             continue
         return m.start(), m.end()
@@ -218,9 +222,14 @@ def _match_clause(
         starts = [c[0] for c in clauses]
         for m in first.finditer(text):
             clause = clauses[bisect.bisect_right(starts, m.start()) - 1]
-            if all(part.search(text, clause[0], clause[1]) for part in rest):
+            found = [part.search(text, clause[0], clause[1]) for part in rest]
+            if all(found):
                 if rule.negatable and _negated(text, m.start()):
                     continue
+                lo = min([m.start()] + [f.start() for f in found if f])
+                hi = max([m.end()] + [f.end() for f in found if f])
+                if rule.category == "injection" and described_quote(text, lo, hi):
+                    continue  # an attack quoted as an example
                 return clause[0], clause[1]
     return None
 
@@ -281,8 +290,8 @@ def _window_findings(
             "unicode",
         )
     if depth == 0 and scope != "rules":
-        model = learned.load()
-        if model is not None and learned.score(model, window.raw) >= model.block:
+        refused, _ = learned.verdict(window.raw)
+        if refused:
             yield Finding(
                 "learned_injection",
                 "injection",

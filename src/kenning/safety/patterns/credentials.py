@@ -61,16 +61,22 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?!\s*(?:\$|\{\{|<|\*{3}|x{4}|\.{3}|changeme\b|your[_\s-]|example|placeholder
                    |redacted|dummy|none\b|null\b))
             (?![0-9]{1,200}(?P=q))
+            (?![^"'\s]{0,60}(?:x{6}|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
             [^"'\s]{6,200}(?P=q)
             # "DB_PASSWORD=s3cr3t-pass": an upper-case variable, unquoted
           | (?-i:(?:PASSWORD|PASSWD|SECRET|SECRET_KEY|API_KEY|APIKEY|ACCESS_KEY|ACCESS_TOKEN
                    |AUTH_TOKEN|API_TOKEN|PRIVATE_KEY)=)
             (?!\$|\{\{|<|["'`])(?![0-9]{1,200}\b)
             (?!(?:true|false|none|null|changeme|your_?\w{0,20}|xxx\w{0,20})\b)
+            # placeholders in any language: "sk_live_XXXXXXXX", "seu-client-secret", "YOUR_KEY"
+            (?![^\s"'`]{0,60}(?:x{6}|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
+            (?!(?:seu|sua|tu|votre|dein|deine|ihr|my|mi|mon|ton)[-_])
             [^\s"'`]{6}
             # "?password=..." in a URL or a config line
           | \b(?:password|passwd|secret|api_key|apikey|access_token|auth_token|client_secret)=
-            (?!\$|\{\{|<|%|\*)(?!(?:true|false|none|null|changeme|password)\b)[^\s&"'`]{6}
+            (?!\$|\{\{|<|%|\*)(?!(?:true|false|none|null|changeme|password|your_?\w{0,20})\b)
+            (?![^\s&"'`]{0,60}(?:x{6}|(?<=[\W_])(?:secret|password|token|key)(?:[\W_&]|$)))
+            [^\s&"'`]{6}
         """),
     ),
     # WHY: user:password@ inside a connection URL is a credential too.
@@ -84,6 +90,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # default the tools ship with ("postgres:postgres@", "root:root@")
             \b[a-z][a-z0-9+.-]{1,20}://[^\s:/@]{1,64}:
             (?!(?:password|pass|secret|changeme|postgres|root|admin|guest|test|example)@|[$<{*])
+            (?!(?-i:[A-Z_\u00c0-\u00de]{2,64})@)  # "USUARIO:CONTRASEÑA@": a placeholder in capitals
             [^\s:/@]{6,128}@
         """),
     ),

@@ -77,6 +77,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
               |\blogin\s+is\s+\S{{1,40}}\s*/
               |密码|密碼|口令|パスワード|비밀번호|암호|пароль|contraseña|\bPasswort\b|mot\s+de\s+passe
               |\bsenha\b|كلمة\s+المرور|şifre)
+            (?!@)  # "user:CONTRASEÑA@host": the word is the URL's placeholder
             [^\n]{{0,30}}?
             (?:是|为|為|：|:|は|는|은|\blautet\b|\bes\b|\best\b|\bé\b|\bist\b|هي|—|-)?[ \t]*
             (?P<value>{_VALUE})

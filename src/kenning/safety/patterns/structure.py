@@ -31,10 +31,37 @@ _R_MARKER: Final = "contains a fake chat-role or system marker (prompt injection
 _INLINE_CODE: Final = re.compile(r"(?<!`)`[^`\n]{1,300}`(?!`)")
 
 
+# A fenced code block a line of prose introduces ("Llama 3 prompts look like this:"): an
+# example in documentation, as inline code is. A fence nothing introduces (an entry that is
+# only a fence, or a fence after a heading) is read as it stands.
+_FENCE: Final = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_INTRODUCED: Final = re.compile(r"[:：][ \t]*$")
+_PROSE_WORDS: Final = 6
+
+
+def _introduced_fences(text: str) -> list[tuple[int, int]]:
+    spans = []
+    for m in _FENCE.finditer(text):
+        before = text[: m.start()].rstrip("\n").rsplit("\n", 1)[-1]
+        if _INTRODUCED.search(before) and not before.lstrip().startswith("#"):
+            spans.append((m.start(), m.end()))
+    if not spans:
+        return []
+    ends = [0] + [e for _, e in spans]
+    starts = [s for s, _ in spans] + [len(text)]
+    outside = "".join(text[a:b] for a, b in zip(ends, starts, strict=True))
+    return spans if len(outside.split()) >= _PROSE_WORDS else []
+
+
 def mentions_removed(text: str) -> str:
-    """``text`` with every inline code span replaced by spaces of the same length."""
-    if "`" not in text:
+    """``text`` with every inline code span, and every fenced block a line of prose
+    introduces, replaced by spaces of the same length (line breaks kept)."""
+    if "`" not in text and "~~~" not in text:
         return text
+    for start, end in _introduced_fences(text):
+        text = (
+            text[:start] + "".join("\n" if c == "\n" else " " for c in text[start:end]) + text[end:]
+        )
     return _INLINE_CODE.sub(lambda m: " " * len(m.group()), text)
 
 
