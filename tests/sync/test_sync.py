@@ -303,3 +303,34 @@ def test_the_remote_default_branch_is_used(tmp_path: Path, remote: Path, a: Home
     sync(b)  # b's own branch is main; the remote's default is trunk
     assert entries(b) == ["On trunk"]
     assert git(remote, "for-each-ref", "--format=%(refname:short)", "refs/heads") == "trunk"
+
+
+def test_a_skill_arriving_with_a_threat_stays_local_and_is_quarantined(a: Home, b: Home) -> None:
+    SkillLibrary.for_home(a).create("deploy", _skill(BODY))
+    connect(a, b)
+    skill = b.layout.skills_dir / "deploy" / "SKILL.md"
+    skill.write_text(_skill(BODY + f"\n{POISON}\n"), encoding="utf-8")  # by hand, there
+    sync(b)
+    done = Syncer(a).sync()
+    assert [r.kind for r in done.reports] == ["quarantined"]
+    here = (a.layout.skills_dir / "deploy" / "SKILL.md").read_text(encoding="utf-8")
+    assert POISON not in here and here == _skill(BODY)
+    assert list((a.layout.backups_dir / "sync").glob("skills/deploy.remote-*/SKILL.md"))
+
+
+def test_the_daemon_can_sync_on_a_schedule(a: Home, b: Home) -> None:
+    import asyncio
+    from dataclasses import replace
+
+    from kenning.config import SyncConfig
+    from kenning.cron.scheduler import JobStore, Scheduler
+
+    connect(a, b)
+    a.memory.add(Target.MEMORY, "Synced by the daemon")
+    a.config = replace(a.config, sync=replace(a.config.sync, schedule="every 30m"))
+    assert "sync" in [j.name for j in JobStore(a).builtin_jobs()]
+    run = asyncio.run(Scheduler(a).run_job(JobStore(a).get("sync")))
+    assert run.ok and run.summary == "sync: pushed"
+    sync(b)
+    assert "Synced by the daemon" in entries(b)
+    assert SyncConfig().schedule == ""  # off unless asked for

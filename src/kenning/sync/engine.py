@@ -220,6 +220,8 @@ class Syncer:
         return theirs
 
     def _merge(self, remote: str, branch: str, theirs: str | None) -> SyncResult:
+        # Writes history missed are committed under their own subjects first.
+        self.home.history.catch_up()
         ours_now = self.repo.rev("HEAD")
         arriving = [] if theirs is None else [c.path for c in self.repo.changes(
             self.repo.merge_base(ours_now, theirs) if ours_now else None, theirs)]  # fmt: skip

@@ -24,8 +24,9 @@ from typing import Any
 
 from kenning.config import MemoryConfig
 from kenning.memory.entries import UnparseableFileError, decode, serialise_entries, usage
+from kenning.skills import scan as skill_scan
 from kenning.sync import merges
-from kenning.sync.repo import EMPTY_BLOB, EMPTY_TREE, Repo
+from kenning.sync.repo import EMPTY_BLOB, EMPTY_TREE, Change, Repo
 
 MEMORY_FILES = {"memories/MEMORY.md": "memory_budget", "memories/USER.md": "user_budget"}
 SKILLS_STATE = "skills/.state.json"
@@ -109,9 +110,46 @@ class Planner:
             elif path in merged.conflicted:
                 said = [m for m in merged.messages if path in m and "CONFLICT" in m]
                 plan.conflicts.append(f"{path}: {said[0] if said else 'git cannot merge it'}")
+        self._scan_skills(plan, merged.tree, ours, theirs, arriving, restore)
         if not plan.conflicts:
             plan.tree = self.repo.build_tree(merged.tree, writes, restore)
         return plan
+
+    def _scan_skills(
+        self,
+        plan: Plan,
+        tree: str,
+        ours: str,
+        theirs: str,
+        arriving: dict[str, Change],
+        restore: dict[str, str],
+    ) -> None:
+        """A skill whose arriving files the skills' threat scan refuses stays as it is here."""
+        for unit in sorted({u for p in arriving if (u := skill_unit(p)) is not None}):
+            if unit in restore:
+                continue
+            files = {}
+            for path in arriving:
+                if skill_unit(path) == unit and (data := self.repo.blob(tree, path)) is not None:
+                    files[path] = data
+            found = skill_scan.scan_files(files)
+            if not found:
+                continue
+            restore[unit] = ours
+            saved = f"{unit}.remote-{self.stamp}"
+            for path, data in files.items():
+                plan.aside[saved + path[len(unit) :]] = data
+            for item in found:
+                plan.quarantine.append({"path": item.path, "why": item.describe()})
+            plan.reports.append(
+                Report(
+                    "quarantined",
+                    unit,
+                    f"{unit} arrived with files the threat scan refuses "
+                    f"({'; '.join(f.describe() for f in found)}); the local version is kept "
+                    f"and the remote's is saved in backups/sync/{saved}",
+                )
+            )
 
     # -- hot memory ------------------------------------------------------------------------
 
