@@ -183,18 +183,19 @@ def test_another_file_that_cannot_merge_changes_nothing_and_exits_non_zero(
     a: Home, b: Home
 ) -> None:
     connect(a, b)
-    for home, text in ((a, "one\n"), (b, "two\n")):
+    for home, text in ((a, "one\n"), (b, "two\n")):  # a file of the user's, committed
         (home.root / "notes.md").write_text(text, encoding="utf-8")
+        git(home.root, "add", "notes.md")
+        git(home.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "notes")
         sync(home) if home is a else None
     b.memory.add(Target.MEMORY, "Unrelated local fact")
-    before = git(b.root, "rev-parse", "HEAD~0")
+    before = git(b.root, "rev-parse", "HEAD")
     with pytest.raises(SyncConflict) as caught:
         Syncer(b).sync()
     assert "notes.md" in str(caught.value) and "nothing was changed" in str(caught.value)
     assert (b.root / "notes.md").read_text(encoding="utf-8") == "two\n"
     assert entries(b) == ["Project uses pnpm 8", "Unrelated local fact"]
-    # Only the hand edit was committed (so it cannot be lost); the branch is not merged.
-    assert git(b.root, "rev-parse", "HEAD~1") == before
+    assert git(b.root, "rev-parse", "HEAD") == before  # not merged, not moved
     assert Syncer(b).status()["conflicts"][0].startswith("notes.md")
     done = run_cli(b.root, "sync", "--json")
     assert done.returncode == 1 and "Traceback" not in done.stderr
@@ -334,3 +335,74 @@ def test_the_daemon_can_sync_on_a_schedule(a: Home, b: Home) -> None:
     sync(b)
     assert "Synced by the daemon" in entries(b)
     assert SyncConfig().schedule == ""  # off unless asked for
+
+
+def test_a_remote_that_moves_during_the_push_is_merged_again(
+    a: Home, b: Home, tmp_path: Path
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    connect(a, b)
+    a.memory.add(Target.MEMORY, "From a")
+    flag = tmp_path / "paused"
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kenning", "sync", "--json"],
+        env={**os.environ, "KENNING_HOME": str(a.root), PAUSE_ENV: f"merged:{flag}",
+             "PYTHONPATH": src},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert flag.exists(), "the sync never reached its push"
+        b.memory.add(Target.MEMORY, "From b, pushed first")
+        sync(b)
+    finally:
+        flag.unlink(missing_ok=True)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["outcome"] == "merged"
+    sync(b)
+    assert sorted(entries(a)) == sorted(entries(b))
+    assert {"From a", "From b, pushed first"} <= set(entries(a))
+
+
+def test_other_profiles_inside_the_home_are_not_shared(a: Home, remote: Path) -> None:
+    from kenning.testing import make_home
+
+    inner = make_home(a.root / "profiles" / "work")
+    inner.memory.add(Target.MEMORY, "Work-only fact")
+    a.memory.add(Target.MEMORY, "Default-profile fact")
+    sync(a)
+    shared = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert "memories/MEMORY.md" in shared and "profiles" not in shared
+
+
+def test_an_untracked_file_in_the_way_stops_the_sync_untouched(
+    a: Home, b: Home, tmp_path: Path
+) -> None:
+    connect(a, b)
+    (a.root / "notes.md").write_text("shared\n", encoding="utf-8")
+    git(a.root, "add", "notes.md")
+    git(a.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "notes")
+    sync(a)
+    (b.root / "notes.md").write_text("mine, never committed\n", encoding="utf-8")
+    with pytest.raises(SyncError, match="not in this home's history"):
+        Syncer(b).sync()
+    assert (b.root / "notes.md").read_text(encoding="utf-8") == "mine, never committed\n"
+
+
+def test_hand_edits_not_yet_committed_are_committed_and_merged(a: Home, b: Home) -> None:
+    connect(a, b)
+    with b.layout.user_file.open("a", encoding="utf-8") as handle:
+        handle.write("Typed in an editor\n")
+    sync(b)
+    assert git(b.root, "status", "--porcelain") == ""
+    assert "outside Kenning" in git(b.root, "log", "-n3", "--format=%s")
+    sync(a)
+    assert entries(a, Target.USER) == ["Typed in an editor"]

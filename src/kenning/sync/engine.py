@@ -48,6 +48,8 @@ from kenning.sync.plan import Plan, Planner, Report, skill_unit
 from kenning.sync.repo import MIN_GIT, NETWORK_TIMEOUT_S, GitError, Repo, relative_file
 
 REMOTE_NAME = "kenning"
+# Where Kenning keeps what a home shares: new files here are committed before a merge.
+_OWN_PLACES = ("memories", "memory", "skills", "cron", "SOUL.md", "AGENTS.md", "config.toml")
 SYNC_REF = "refs/kenning/sync"
 # Tests set this to a hook point ("fetched", "writing", "written") to kill the sync there.
 KILL_ENV = "KENNING_SYNC_KILL_AT"
@@ -91,12 +93,16 @@ class SyncResult:
         }
 
 
+_PAUSED: set[str] = set()
+
+
 def _hook(point: str) -> None:
     """Test hook points: die (``KILL_ENV``) or wait (``PAUSE_ENV``) at ``point``."""
     if os.environ.get(KILL_ENV) == point:
         os.kill(os.getpid(), signal.SIGKILL)
     where, _, flag = os.environ.get(PAUSE_ENV, "").partition(":")
-    if where == point and flag:
+    if where == point and flag and point not in _PAUSED:
+        _PAUSED.add(point)  # once per process: a retry passes through
         # Say we are here (the file appears), then wait until the test removes it.
         Path(flag).write_text(str(os.getpid()), encoding="utf-8")
         deadline = time.monotonic() + 60
@@ -178,6 +184,7 @@ class Syncer:
                 if result.commit == theirs:
                     self._save_state(remote, branch, "ok", result.outcome, [], result.reports)
                     return result
+                _hook("merged")
                 pushed = self.repo.run("push", "--quiet", remote,
                                        f"{result.commit}:refs/heads/{branch}",
                                        timeout=NETWORK_TIMEOUT_S)  # fmt: skip
@@ -223,9 +230,12 @@ class Syncer:
         # Writes history missed are committed under their own subjects first.
         self.home.history.catch_up()
         ours_now = self.repo.rev("HEAD")
-        arriving = [] if theirs is None else [c.path for c in self.repo.changes(
-            self.repo.merge_base(ours_now, theirs) if ours_now else None, theirs)]  # fmt: skip
-        with self._locked(arriving):
+        touched: set[str] = set()  # every path the merge may write: lock their writers
+        if theirs is not None:
+            base = self.repo.merge_base(ours_now, theirs) if ours_now else None
+            touched = {c.path for c in self.repo.changes(base, theirs)}
+            touched |= {c.path for c in self.repo.changes(ours_now, theirs)}
+        with self._locked(sorted(touched)):
             self._commit_pending()
             _hook("locked")
             ours = self.repo.rev("HEAD")
@@ -268,13 +278,27 @@ class Syncer:
             yield
 
     def _commit_pending(self) -> None:
-        """Commit what is not committed yet, so the merge starts from what is on disk."""
-        status = self.repo.out("status", "--porcelain")
-        if not status:
+        """Commit what is not committed yet, so the merge starts from what is on disk.
+
+        Tracked files, and new files in Kenning's own places only: other folders in the
+        home (another profile's home under ``profiles/``, say) are not this home's to share.
+        """
+        if not self.repo.out("status", "--porcelain", "--untracked-files=no") and not any(
+            self.repo.out("ls-files", "--others", "--exclude-standard", "--", place)
+            for place in self._own_places()
+        ):
             return
-        self.repo.out("add", "-A")
+        self.repo.out("add", "-u")
+        places = self._own_places()
+        if places:
+            self.repo.out("add", "--", *places)
+        if self.repo.run("diff", "--cached", "--quiet").returncode == 0:
+            return
         self.repo.out("commit", "-q", "--no-verify", "-m",
                       "sync: record changes made outside Kenning before syncing")  # fmt: skip
+
+    def _own_places(self) -> list[str]:
+        return [name for name in _OWN_PLACES if (self.home.root / name).exists()]
 
     # -- writing the merge ---------------------------------------------------------------------
 
@@ -282,11 +306,17 @@ class Syncer:
         """Move the home from commit ``old`` to ``new``: files first, the branch last."""
         changes = self.repo.changes(old, new)
         for change in changes:
-            if self.repo.work_blob(change.path) != (None if change.status == "A" else
-                                                    change.old_blob):  # fmt: skip
+            found = self.repo.work_blob(change.path)
+            if change.status == "A" and found is not None:
                 raise SyncError(
-                    f"{change.path} changed while the sync was merging; nothing was lost. "
-                    "Sync again."
+                    f"{change.path} arrives from the remote, but a file that is not in this "
+                    "home's history is in its place. Move it aside (or `git add` it in the "
+                    "home), then sync again; nothing was changed."
+                )
+            if change.status != "A" and found != change.old_blob:
+                raise SyncError(
+                    f"{change.path} changed while the sync was merging; nothing was changed "
+                    "or lost. Sync again."
                 )
         self.dir.mkdir(parents=True, exist_ok=True)
         atomic_write(self._intent, json.dumps({"old": old, "new": new}) + "\n")
