@@ -113,3 +113,19 @@ def test_a_status_decided_differently_on_both_sides_keeps_the_local_one() -> Non
     assert json.loads(done.text)["skills"]["a"]["status"] == "stale"
     assert done.kept_local == ["a"]
     assert merge_state(base, "{not json", base).text is None
+
+
+def _queue(*items: tuple[str, str]) -> str:
+    return "".join(json.dumps({"id": i, "status": st, "content": i}) + "\n" for i, st in items)
+
+
+def test_the_proposals_queue_merges_per_proposal_and_a_decision_wins_over_pending() -> None:
+    from kenning.sync.merges import merge_queue
+
+    base = _queue(("p-1", "pending"))
+    ours = _queue(("p-1", "pending"), ("p-2", "pending"))
+    theirs = _queue(("p-1", "accepted"), ("p-3", "pending"))
+    done = merge_queue(base, ours, theirs)
+    assert done.text == _queue(("p-1", "accepted"), ("p-2", "pending"), ("p-3", "pending"))
+    both = merge_queue(base, _queue(("p-1", "rejected")), _queue(("p-1", "accepted")))
+    assert both.text == _queue(("p-1", "rejected")) and both.kept_local == ["p-1"]

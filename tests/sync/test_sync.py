@@ -406,3 +406,29 @@ def test_hand_edits_not_yet_committed_are_committed_and_merged(a: Home, b: Home)
     assert "outside Kenning" in git(b.root, "log", "-n3", "--format=%s")
     sync(a)
     assert entries(a, Target.USER) == ["Typed in an editor"]
+
+
+def test_memory_proposals_held_on_both_machines_are_all_kept(a: Home, b: Home) -> None:
+    connect(a, b)
+    a.proposals.hold(Target.MEMORY, "Held on a", source="dream", provenance="web", why="web")
+    b.proposals.hold(Target.MEMORY, "Held on b", source="dream", provenance="web", why="web")
+    sync(a)
+    assert sync(b) == []
+    sync(a)
+    held = sorted(p.content for p in a.proposals.pending())
+    assert held == ["Held on a", "Held on b"] == sorted(p.content for p in b.proposals.pending())
+
+
+def test_a_kill_then_a_write_before_the_rerun_still_loses_nothing(a: Home, b: Home) -> None:
+    connect(a, b)
+    a.memory.add(Target.MEMORY, "From a")
+    a.memory.add(Target.USER, "User of a")
+    sync(a)
+    b.memory.add(Target.MEMORY, "From b")
+    assert run_cli(b.root, "sync", KENNING_SYNC_KILL_AT="writing").returncode == -9
+    assert Syncer(b).status()["interrupted"]
+    b.memory.add(Target.MEMORY, "Written after the kill")  # the branch moves: intent is void
+    assert run_cli(b.root, "sync").returncode == 0
+    assert entries(b) == ["Project uses pnpm 8", "From b", "From a", "Written after the kill"]
+    assert entries(b, Target.USER) == ["User of a"]
+    assert not Syncer(b).status()["interrupted"]

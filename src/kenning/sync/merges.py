@@ -11,8 +11,9 @@
 - A journal day file is append-only: the union of both sides' entries, in the
   order of their timestamps, each entry once. Arriving entries are scanned
   the same way.
-- The skills state file (``skills/.state.json``) merges per skill record;
-  a record changed differently on both sides keeps the local one (reported).
+- The skills state file (``skills/.state.json``) merges per skill record, and
+  the memory proposals queue (``memories/proposals.jsonl``) per proposal; a
+  decision made differently on both sides keeps the local one (reported).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ __all__ = [
     "entries_of",
     "merge_entries",
     "merge_journal",
+    "merge_queue",
     "merge_state",
     "preview",
     "refusal",
@@ -322,3 +324,59 @@ def merge_state(base: str | None, ours: str | None, theirs: str | None) -> State
         for name in sorted(result)
     )
     return StateMerge(f'{{"format": {version}, "skills": {{\n{body}\n}}}}\n', kept_local)
+
+
+# -- the memory proposals queue -------------------------------------------------------------
+
+
+@dataclass
+class QueueMerge:
+    text: str | None  # None: a version does not parse; keep the local file
+    kept_local: list[str] = field(default_factory=list)  # decided differently on both sides
+
+
+def _queue(text: str | None) -> dict[str, dict[str, Any]] | None:
+    out: dict[str, dict[str, Any]] = {}
+    for line in (text or "").splitlines():
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError:
+            return None
+        if not isinstance(item, dict) or not isinstance(item.get("id"), str):
+            return None
+        out[item["id"]] = item
+    return out
+
+
+def merge_queue(base: str | None, ours: str | None, theirs: str | None) -> QueueMerge:
+    """Three-way merge of ``memories/proposals.jsonl`` by proposal id.
+
+    A proposal held on either machine is kept; a decision made on one machine
+    (accepted, rejected) wins over "pending" on the other; two different
+    decisions keep the local one (reported).
+    """
+    parsed = [_queue(base), _queue(ours), _queue(theirs)]
+    if any(p is None for p in parsed):
+        return QueueMerge(text=None)
+    b, o, t = (p if p is not None else {} for p in parsed)
+    result = dict(o)
+    merged = QueueMerge(text="")
+    for key, item in t.items():
+        mine = o.get(key)
+        if item == b.get(key) or item == mine:
+            continue
+        if mine is None:
+            if key not in b:
+                result[key] = item  # held there
+            continue  # removed here: stays removed
+        if mine == b.get(key) or mine.get("status") == "pending":
+            result[key] = item
+        elif item.get("status") != "pending":
+            merged.kept_local.append(key)
+    for key in b:
+        if key not in t and o.get(key) == b[key]:
+            result.pop(key, None)  # removed there, untouched here
+    merged.text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in result.values())
+    return merged
