@@ -432,3 +432,22 @@ def test_a_kill_then_a_write_before_the_rerun_still_loses_nothing(a: Home, b: Ho
     assert entries(b) == ["Project uses pnpm 8", "From b", "From a", "Written after the kill"]
     assert entries(b, Target.USER) == ["User of a"]
     assert not Syncer(b).status()["interrupted"]
+
+
+def test_cron_jobs_added_on_both_machines_are_all_kept(a: Home, b: Home) -> None:
+    from kenning.cron.scheduler import Job, JobStore
+
+    connect(a, b)
+    JobStore(a).add(Job("digest", "daily 08:00", task="Summarise the journal"))
+    JobStore(b).add(Job("tidy", "weekly sun 05:00", task="Tidy the notes"))
+    sync(a)
+    assert sync(b) == []
+    sync(a)
+    assert sorted(j.name for j in JobStore(a).user_jobs()) == ["digest", "tidy"]
+
+
+def test_a_second_sync_of_the_same_home_is_turned_away(a: Home, tmp_path: Path) -> None:
+    from kenning.locks import locks_dir, try_lock
+
+    with try_lock(locks_dir(a.root) / "sync.lock"), pytest.raises(SyncError, match="another sync"):
+        Syncer(a).sync()

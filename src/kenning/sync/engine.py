@@ -43,7 +43,7 @@ from kenning import clock
 from kenning.fsutil import atomic_write, held
 from kenning.history import HistoryError
 from kenning.home import Home
-from kenning.locks import exclusive_lock
+from kenning.locks import Busy, exclusive_lock, locks_dir, try_lock
 from kenning.sync.plan import Plan, Planner, Report, skill_unit
 from kenning.sync.repo import MIN_GIT, NETWORK_TIMEOUT_S, GitError, Repo, relative_file
 
@@ -171,8 +171,19 @@ class Syncer:
     # -- syncing -------------------------------------------------------------------------------
 
     def sync(self, explicit: str | None = None) -> SyncResult:
+        """One sync with ``explicit`` (a remote name or URL) or the configured remote."""
         self._ready()
         remote = self.remote(explicit)
+        try:
+            with try_lock(locks_dir(self.home.root) / "sync.lock"):
+                return self._sync(remote)
+        except Busy as exc:
+            who = f" (pid {exc.holder})" if exc.holder else ""
+            raise SyncError(
+                f"another sync of this home is running{who}; let it finish, then sync again"
+            ) from exc
+
+    def _sync(self, remote: str) -> SyncResult:
         self.recover()
         branch = "?"
         try:

@@ -54,6 +54,7 @@ __all__ = [
     "StateMerge",
     "entries_of",
     "merge_entries",
+    "merge_jobs",
     "merge_journal",
     "merge_queue",
     "merge_state",
@@ -379,4 +380,45 @@ def merge_queue(base: str | None, ours: str | None, theirs: str | None) -> Queue
         if key not in t and o.get(key) == b[key]:
             result.pop(key, None)  # removed there, untouched here
     merged.text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in result.values())
+    return merged
+
+
+# -- the cron jobs --------------------------------------------------------------------------
+
+
+def _jobs(text: str | None) -> dict[str, dict[str, Any]] | None:
+    if text is None:
+        return {}
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        return None
+    jobs = raw.get("jobs") if isinstance(raw, dict) else None
+    if not isinstance(jobs, list):
+        return None
+    return {str(j["name"]): j for j in jobs if isinstance(j, dict) and "name" in j}
+
+
+def merge_jobs(base: str | None, ours: str | None, theirs: str | None) -> QueueMerge:
+    """Three-way merge of ``cron/jobs.json`` by job name: a job added, changed or removed
+    on one machine is; a job changed differently on both keeps the local one (reported)."""
+    parsed = [_jobs(base), _jobs(ours), _jobs(theirs)]
+    if any(p is None for p in parsed):
+        return QueueMerge(text=None)
+    b, o, t = (p if p is not None else {} for p in parsed)
+    result = dict(o)
+    merged = QueueMerge(text="")
+    for name in [*t, *(n for n in b if n not in t)]:
+        mine, other, was = o.get(name), t.get(name), b.get(name)
+        if other in (was, mine):
+            continue
+        if mine == was:
+            if other is None:
+                result.pop(name, None)
+            else:
+                result[name] = other
+        else:
+            merged.kept_local.append(name)
+    text = json.dumps({"format": 1, "jobs": list(result.values())}, indent=2, ensure_ascii=False)
+    merged.text = text + "\n"
     return merged

@@ -6,8 +6,8 @@ better than git are merged here, from their base, local and remote versions:
 - ``memories/MEMORY.md`` and ``memories/USER.md``: entry by entry
   (:func:`kenning.sync.merges.merge_entries`), whatever git made of them;
 - ``memory/YYYY-MM-DD.md``: the append-only union of the day's entries;
-- ``skills/.state.json`` and ``memories/proposals.jsonl``: per record (skill,
-  proposal), when git's line merge conflicts;
+- ``skills/.state.json``, ``memories/proposals.jsonl`` and ``cron/jobs.json``:
+  per record (skill, proposal, job), when git's line merge conflicts;
 - a skill (``skills/<name>/``, ``skills/.archive/<name>/``, a proposal) whose
   files git cannot merge stays exactly as it is locally; the remote's version
   is saved aside (``backups/sync/``) and reported;
@@ -31,7 +31,11 @@ from kenning.sync.repo import EMPTY_BLOB, EMPTY_TREE, Change, Repo
 
 MEMORY_FILES = {"memories/MEMORY.md": "memory_budget", "memories/USER.md": "user_budget"}
 SKILLS_STATE = "skills/.state.json"
-PROPOSALS = "memories/proposals.jsonl"
+# Files of records merged per record: path -> (merge, what a record is).
+_RECORDS = {
+    "memories/proposals.jsonl": (merges.merge_queue, "memory proposal"),
+    "cron/jobs.json": (merges.merge_jobs, "cron job"),
+}
 _DAY = re.compile(r"^memory/\d{4}-\d{2}-\d{2}\.md$")
 # A home that has nothing of its own yet: these files are Kenning's defaults.
 _DEFAULT_FILES = {".gitignore", "config.toml", "skills/.gitignore"}
@@ -105,8 +109,8 @@ class Planner:
                 self._journal(plan, writes, path, ours, theirs)
             elif path == SKILLS_STATE and path in merged.conflicted:
                 self._state(plan, writes, path, base, ours, theirs)
-            elif path == PROPOSALS and path in merged.conflicted:
-                self._queue(plan, writes, path, base, ours, theirs)
+            elif path in _RECORDS and path in merged.conflicted:
+                self._records(plan, writes, path, base, ours, theirs)
             elif path in merged.conflicted and (unit := skill_unit(path)) is not None:
                 if unit not in restore:
                     restore[unit] = ours
@@ -288,7 +292,7 @@ class Planner:
                 )
             )
 
-    def _queue(
+    def _records(
         self,
         plan: Plan,
         writes: dict[str, tuple[str, bytes] | None],
@@ -297,20 +301,18 @@ class Planner:
         ours: str,
         theirs: str,
     ) -> None:
-        merged = merges.merge_queue(
-            *(_text(self.repo.blob(rev, path)) for rev in (base, ours, theirs))
-        )
+        merge, what = _RECORDS[path]
+        merged = merge(*(_text(self.repo.blob(rev, path)) for rev in (base, ours, theirs)))
         if merged.text is None:
-            plan.conflicts.append(f"{path}: a version does not parse as one proposal a line")
+            plan.conflicts.append(f"{path}: a version does not parse, so it cannot be merged")
             return
         writes[path] = ("100644", merged.text.encode("utf-8"))
         for key in merged.kept_local:
             plan.reports.append(
                 Report(
-                    "proposal_kept_local",
+                    "record_kept_local",
                     path,
-                    f"memory proposal {key} was decided differently on both machines; "
-                    "the local decision is kept",
+                    f"{what} {key} was changed differently on both machines; the local one is kept",
                 )
             )
 
