@@ -19,8 +19,12 @@ from kenning.sync.engine import SyncConflict, Syncer, SyncError
     metavar="URL",
     help="Remember URL as this machine's sync remote (git remote 'kenning'), then sync.",
 )
-@click.option("--status", "show_status", is_flag=True, help="Show ahead/behind, last sync, "
-              "pending conflicts (no network).")  # fmt: skip
+@click.option(
+    "--status",
+    "show_status",
+    is_flag=True,
+    help="Show ahead/behind, last sync, pending conflicts (no network).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @pass_state
 def sync_command(
@@ -78,7 +82,8 @@ def _status(syncer: Syncer, as_json: bool) -> None:
     if as_json:
         echo_json(status)
         return
-    click.echo(f"remote:      {status['remote'] or 'none (kenning sync --remote URL)'}")
+    where = f" ({status['url']})" if status.get("url") else ""
+    click.echo(f"remote:      {status['remote'] or 'none (kenning sync --remote URL)'}{where}")
     if status["ahead"] is not None:
         click.echo(f"ahead/behind: {status['ahead']} / {status['behind']} (as of the last fetch)")
     click.echo(f"last sync:   {status['last_sync'] or 'never'}")

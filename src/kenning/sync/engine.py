@@ -147,8 +147,9 @@ class Syncer:
 
     def _remote_branch(self, remote: str) -> tuple[str, bool]:
         """(branch to sync, whether the remote has it), asking the remote once."""
-        done = self.repo.run("ls-remote", "--symref", remote, "HEAD", "refs/heads/*",
-                             timeout=NETWORK_TIMEOUT_S)  # fmt: skip
+        done = self.repo.run(
+            "ls-remote", "--symref", remote, "HEAD", "refs/heads/*", timeout=NETWORK_TIMEOUT_S
+        )
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SyncError(
@@ -184,9 +185,9 @@ class Syncer:
             ) from exc
 
     def _sync(self, remote: str) -> SyncResult:
-        self.recover()
         branch = "?"
         try:
+            self.recover()  # local, so it happens even when the remote is out of reach
             branch, exists = self._remote_branch(remote)
             for _attempt in range(_ATTEMPTS):
                 theirs = self._fetch(remote, branch) if exists else None
@@ -196,9 +197,13 @@ class Syncer:
                     self._save_state(remote, branch, "ok", result.outcome, [], result.reports)
                     return result
                 _hook("merged")
-                pushed = self.repo.run("push", "--quiet", remote,
-                                       f"{result.commit}:refs/heads/{branch}",
-                                       timeout=NETWORK_TIMEOUT_S)  # fmt: skip
+                pushed = self.repo.run(
+                    "push",
+                    "--quiet",
+                    remote,
+                    f"{result.commit}:refs/heads/{branch}",
+                    timeout=NETWORK_TIMEOUT_S,
+                )
                 if pushed.returncode == 0:
                     assert result.commit is not None
                     self.repo.out("update-ref", SYNC_REF, result.commit)
@@ -227,9 +232,15 @@ class Syncer:
             raise SyncError(f"sync stopped: {exc}. Nothing was lost; sync again.") from exc
 
     def _fetch(self, remote: str, branch: str) -> str:
-        done = self.repo.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", remote,
-                             f"+refs/heads/{branch}:{SYNC_REF}",
-                             timeout=NETWORK_TIMEOUT_S)  # fmt: skip
+        done = self.repo.run(
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--no-write-fetch-head",
+            remote,
+            f"+refs/heads/{branch}:{SYNC_REF}",
+            timeout=NETWORK_TIMEOUT_S,
+        )
         if done.returncode != 0:
             said = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise SyncError(f"fetching from {remote!r} failed: {said[-1] if said else 'git'}")
@@ -305,8 +316,13 @@ class Syncer:
             self.repo.out("add", "--", *places)
         if self.repo.run("diff", "--cached", "--quiet").returncode == 0:
             return
-        self.repo.out("commit", "-q", "--no-verify", "-m",
-                      "sync: record changes made outside Kenning before syncing")  # fmt: skip
+        self.repo.out(
+            "commit",
+            "-q",
+            "--no-verify",
+            "-m",
+            "sync: record changes made outside Kenning before syncing",
+        )
 
     def _own_places(self) -> list[str]:
         return [name for name in _OWN_PLACES if (self.home.root / name).exists()]
@@ -332,8 +348,9 @@ class Syncer:
         self.dir.mkdir(parents=True, exist_ok=True)
         atomic_write(self._intent, json.dumps({"old": old, "new": new}) + "\n")
         for number, change in enumerate(changes):
-            self._write(change.path, change.new_blob if not change.deleted else None,
-                        change.new_mode)  # fmt: skip
+            self._write(
+                change.path, change.new_blob if not change.deleted else None, change.new_mode
+            )
             if number == 0:
                 _hook("writing")
         _hook("written")
@@ -471,6 +488,9 @@ class Syncer:
         }
         with contextlib.suppress(SyncError):
             out["remote"] = self.remote()
+        if out["remote"] == REMOTE_NAME:
+            url = self.repo.run("remote", "get-url", REMOTE_NAME).stdout.decode().strip()
+            out["url"] = url or None
         if not (self.home.root / ".git").is_dir():
             return out
         head, theirs = self.repo.rev("HEAD"), self.repo.rev(SYNC_REF)

@@ -188,8 +188,9 @@ class Repo:
         try:
             self.out("read-tree", start, env=env)
             for folder, rev in sorted(restore.items()):
-                self.out("rm", "--cached", "-r", "-q", "-f", "--ignore-unmatch", "--", folder,
-                         env=env)  # fmt: skip
+                self.out(
+                    "rm", "--cached", "-r", "-q", "-f", "--ignore-unmatch", "--", folder, env=env
+                )
                 rows = "".join(f"{m} {b}\t{p}\0" for m, b, p in self.files(rev, folder))
                 if rows:
                     self.out("update-index", "-z", "--index-info", stdin=rows.encode(), env=env)
@@ -199,9 +200,12 @@ class Repo:
                 else:
                     blob = self.write_blob(content[1])
                     self.out(
-                        "update-index", "--add", "--cacheinfo", f"{content[0]},{blob},{path}",
+                        "update-index",
+                        "--add",
+                        "--cacheinfo",
+                        f"{content[0]},{blob},{path}",
                         env=env,
-                    )  # fmt: skip
+                    )
             return self.out("write-tree", env=env)
         finally:
             with contextlib.suppress(OSError):
