@@ -451,3 +451,14 @@ def test_a_second_sync_of_the_same_home_is_turned_away(a: Home, tmp_path: Path) 
 
     with try_lock(locks_dir(a.root) / "sync.lock"), pytest.raises(SyncError, match="another sync"):
         Syncer(a).sync()
+
+
+def test_a_new_home_joining_a_poisoned_remote_takes_only_what_passes(
+    a: Home, b: Home, remote: Path
+) -> None:
+    a.layout.memories_dir.mkdir(parents=True)
+    a.layout.memory_file.write_text(f"A clean fact\n§\n{POISON}\n", encoding="utf-8")
+    sync(a)  # a's own hand edit, pushed as it is
+    done = Syncer(b).sync()
+    assert [r.kind for r in done.reports] == ["quarantined"]
+    assert entries(b) == ["A clean fact"]

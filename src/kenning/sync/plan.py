@@ -27,7 +27,7 @@ from kenning.config import MemoryConfig
 from kenning.memory.entries import UnparseableFileError, decode, serialise_entries, usage
 from kenning.skills import scan as skill_scan
 from kenning.sync import merges
-from kenning.sync.repo import EMPTY_BLOB, EMPTY_TREE, Change, Repo
+from kenning.sync.repo import EMPTY_BLOB, Change, Repo
 
 MEMORY_FILES = {"memories/MEMORY.md": "memory_budget", "memories/USER.md": "user_budget"}
 SKILLS_STATE = "skills/.state.json"
@@ -338,10 +338,12 @@ class Planner:
         )
 
     def _adopt(self, ours: str, theirs: str) -> Plan:
-        """A new home joins an existing remote: it takes the remote's files as they are."""
+        """A new home joins an existing remote: it takes the remote's files as they are,
+        through the same scans as any arrival."""
         plan = Plan(tree=self.repo.tree_of(theirs), adopted=True)
         remote = {path: blob for _m, blob, path in self.repo.files(theirs)}
         writes: dict[str, tuple[str, bytes] | None] = {}
+        restore: dict[str, str] = {}
         for mode, blob, path in self.repo.files(ours):
             if path not in remote and blob != EMPTY_BLOB:
                 writes[path] = (mode, self.repo.read_blob(blob))
@@ -355,6 +357,13 @@ class Planner:
                         f"backups/sync/config.toml.local-{self.stamp}",
                     )
                 )
-        if writes:
-            plan.tree = self.repo.build_tree(plan.tree or EMPTY_TREE, writes, {})
+        arriving = {c.path: c for c in self.repo.changes(None, theirs)}
+        for path in sorted(arriving):
+            if path in MEMORY_FILES:
+                self._memory(plan, writes, path, None, ours, theirs)
+            elif _DAY.match(path):
+                self._journal(plan, writes, path, ours, theirs)
+        self._scan_skills(plan, plan.tree, ours, theirs, arriving, restore)
+        if writes or restore:
+            plan.tree = self.repo.build_tree(plan.tree, writes, restore)
         return plan
