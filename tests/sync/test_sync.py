@@ -494,3 +494,16 @@ def test_a_home_with_its_own_history_joins_by_union(a: Home, tmp_path: Path, rem
     assert "b's day" in (b.journal.read(datetime(2026, 12, 1).date()) or "")
     sync(a)
     assert entries(a) == entries(b)
+
+
+def test_settings_changed_on_the_other_machine_are_named(a: Home, b: Home) -> None:
+    a.layout.config_file.parent.mkdir(parents=True, exist_ok=True)
+    a.layout.config_file.write_text("[memory]\nuser_budget = 1375\n", encoding="utf-8")
+    connect(a, b)
+    a.layout.config_file.write_text(
+        '[memory]\nuser_budget = 2000\n\n[agent]\nshell_approval = "never"\n', encoding="utf-8"
+    )
+    sync(a)
+    done = Syncer(b).sync()
+    assert [r.kind for r in done.reports] == ["config_changed"]
+    assert "agent.shell_approval, memory.user_budget" in done.reports[0].message

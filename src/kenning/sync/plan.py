@@ -20,6 +20,7 @@ only if there is no conflict.
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,21 @@ def skill_unit(path: str) -> str | None:
     return "/".join(parts[:2])
 
 
+def _settings(data: bytes | None) -> dict[str, Any]:
+    """``section.key`` -> value of a config.toml version ({} when missing or broken)."""
+    try:
+        raw = tomllib.loads((data or b"").decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    flat: dict[str, Any] = {}
+    for section, values in raw.items():
+        if isinstance(values, dict):
+            flat.update({f"{section}.{key}": value for key, value in values.items()})
+        else:
+            flat[section] = values
+    return flat
+
+
 def _text(data: bytes | None) -> str | None:
     return None if data is None else data.decode("utf-8", "replace")
 
@@ -118,10 +134,28 @@ class Planner:
             elif path in merged.conflicted:
                 said = [m for m in merged.messages if path in m and "CONFLICT" in m]
                 plan.conflicts.append(f"{path}: {said[0] if said else 'git cannot merge it'}")
+        if "config.toml" in arriving and "config.toml" not in merged.conflicted:
+            self._config_changes(plan, ours, merged.tree)
         self._scan_skills(plan, merged.tree, ours, theirs, arriving, restore)
         if not plan.conflicts:
             plan.tree = self.repo.build_tree(merged.tree, writes, restore)
         return plan
+
+    def _config_changes(self, plan: Plan, ours: str, tree: str) -> None:
+        """Settings the remote changes here are named: they steer the model, the shell, …"""
+        before, after = (_settings(self.repo.blob(rev, "config.toml")) for rev in (ours, tree))
+        changed = sorted(k for k in {*before, *after} if before.get(k) != after.get(k))
+        if changed:
+            plan.reports.append(
+                Report(
+                    "config_changed",
+                    "config.toml",
+                    "settings changed on the other machine now apply here: "
+                    + ", ".join(changed[:12])
+                    + (f" and {len(changed) - 12} more" if len(changed) > 12 else "")
+                    + " (`kenning config show` lists them)",
+                )
+            )
 
     def _scan_skills(
         self,
