@@ -507,3 +507,26 @@ def test_settings_changed_on_the_other_machine_are_named(a: Home, b: Home) -> No
     done = Syncer(b).sync()
     assert [r.kind for r in done.reports] == ["config_changed"]
     assert "agent.shell_approval, memory.user_budget" in done.reports[0].message
+
+
+def test_doctor_names_a_waiting_conflict_and_an_interrupted_sync(a: Home, b: Home) -> None:
+    from kenning.doctor import diagnose
+
+    connect(a, b)
+    assert [c.status for c in diagnose(b.root).checks if c.name == "sync"] == ["ok"]
+    for home, text in ((a, "one\n"), (b, "two\n")):
+        (home.root / "notes.md").write_text(text, encoding="utf-8")
+        git(home.root, "add", "notes.md")
+        git(home.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "notes")
+    sync(a)
+    with pytest.raises(SyncConflict):
+        Syncer(b).sync()
+    found = [c for c in diagnose(b.root).checks if c.name == "sync"]
+    assert [c.status for c in found] == ["warn"] and found[0].details[0].startswith("notes.md")
+    (b.root / "notes.md").write_text("one\n", encoding="utf-8")
+    a.memory.add(Target.MEMORY, "More from a")
+    sync(a)
+    assert run_cli(b.root, "sync", KENNING_SYNC_KILL_AT="writing").returncode == -9
+    assert any("stopped while writing" in c.summary for c in diagnose(b.root).checks)
+    sync(b)
+    assert [c.status for c in diagnose(b.root).checks if c.name == "sync"] == ["ok"]

@@ -48,6 +48,9 @@ from kenning.sync.plan import Plan, Planner, Report, skill_unit
 from kenning.sync.repo import MIN_GIT, NETWORK_TIMEOUT_S, GitError, Repo, relative_file
 
 REMOTE_NAME = "kenning"
+# In .git/kenning-sync/: the move being written (see *Crash safety*) and the last outcome.
+INTENT_FILE = "intent.json"
+STATE_FILE = "state.json"
 # Where Kenning keeps what a home shares: new files here are committed before a merge.
 _OWN_PLACES = ("memories", "memory", "skills", "cron", "SOUL.md", "AGENTS.md", "config.toml")
 SYNC_REF = "refs/kenning/sync"
@@ -374,7 +377,7 @@ class Syncer:
 
     @property
     def _intent(self) -> Path:
-        return self.dir / "intent.json"
+        return self.dir / INTENT_FILE
 
     def recover(self) -> bool:
         """Finish a sync killed while writing files; True when there was one to finish."""
@@ -437,7 +440,7 @@ class Syncer:
 
     @property
     def _state_file(self) -> Path:
-        return self.dir / "state.json"
+        return self.dir / STATE_FILE
 
     def _save_state(
         self,
