@@ -10,8 +10,12 @@ better than git are merged here, from their base, local and remote versions:
   per record (skill, proposal, job), when git's line merge conflicts;
 - a skill (``skills/<name>/``, ``skills/.archive/<name>/``, a proposal) whose
   files git cannot merge stays exactly as it is locally; the remote's version
-  is saved aside (``backups/sync/``) and reported;
-- any other file git cannot merge makes the whole sync refuse, naming it.
+  is saved aside (``backups/sync/``) and reported; so does a skill whose
+  arriving files the skills' threat scan refuses;
+- ``config.toml``: git's merge, with the settings it changes here named;
+- any other file git cannot merge makes the whole sync refuse, naming it;
+- a new home with nothing of its own yet takes the remote's files, through
+  the same scans (:meth:`Planner._adopt`).
 
 Planning writes nothing to the home's files: the caller applies the tree
 only if there is no conflict.
