@@ -225,7 +225,7 @@ def test_no_remote_configured_says_how_to_set_one(tmp_path: Path) -> None:
     assert done.returncode == 1 and "kenning sync --remote URL" in done.stderr
 
 
-@pytest.mark.parametrize("point", ["fetched", "writing", "written"])
+@pytest.mark.parametrize("point", ["fetched", "locked", "writing", "written", "moved", "merged"])
 def test_a_sync_killed_midway_loses_nothing_and_a_rerun_completes(
     a: Home, b: Home, point: str
 ) -> None:

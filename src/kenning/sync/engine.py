@@ -54,7 +54,8 @@ STATE_FILE = "state.json"
 # Where Kenning keeps what a home shares: new files here are committed before a merge.
 _OWN_PLACES = ("memories", "memory", "skills", "cron", "SOUL.md", "AGENTS.md", "config.toml")
 SYNC_REF = "refs/kenning/sync"
-# Tests set this to a hook point ("fetched", "writing", "written") to kill the sync there.
+# Tests set this to a hook point ("fetched", "locked", "writing", "written", "moved",
+# "merged") to kill the sync there.
 KILL_ENV = "KENNING_SYNC_KILL_AT"
 # ... or "<point>:<file>" to pause there while <file> exists ("locked": inside the locks).
 PAUSE_ENV = "KENNING_SYNC_PAUSE_AT"
@@ -371,6 +372,7 @@ class Syncer:
 
     def _finish(self, old: str, new: str) -> None:
         self.repo.out("update-ref", "-m", "kenning sync", "HEAD", new, old)
+        _hook("moved")
         self.repo.out("read-tree", "HEAD")
         self.repo.run("update-index", "-q", "--refresh")
         self._intent.unlink(missing_ok=True)
