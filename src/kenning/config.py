@@ -324,6 +324,17 @@ class CronConfig:
 
 
 @dataclass(frozen=True)
+class SyncConfig:
+    # `kenning sync`: the git remote (URL or path) used when this home's repository has
+    # no `kenning` remote of its own (`kenning sync --remote URL` sets one per machine).
+    remote: str = ""
+    # The remote branch; "" = the remote's default branch, else this home's branch.
+    branch: str = ""
+    # `kenning daemon` syncs on this schedule ("" = off), forms as in `kenning cron add`.
+    schedule: str = ""
+
+
+@dataclass(frozen=True)
 class SafetyConfig:
     # A second opinion from the configured model on what background review saves: a write
     # the screen lets through but finds borderline is shown to the model, and held as a
@@ -345,6 +356,7 @@ class Config:
     review: ReviewConfig = field(default_factory=ReviewConfig)
     dream: DreamConfig = field(default_factory=DreamConfig)
     cron: CronConfig = field(default_factory=CronConfig)
+    sync: SyncConfig = field(default_factory=SyncConfig)
     safety: SafetyConfig = field(default_factory=SafetyConfig)
     # "section.key" -> "default" | "file" | "env" | "cli"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)

@@ -359,9 +359,33 @@ class History:
             raise HistoryError(result.stderr.strip() or f"git {args[0]} failed")
         return result.stdout
 
-    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    def ensure_repo(self) -> None:
+        """Make the home a repository with its first commit, if it is not one yet."""
+        self._ensure_repo()
+
+    def git(
+        self,
+        *args: str,
+        stdin: bytes | None = None,
+        env: dict[str, str] | None = None,
+        timeout: float = 30.0,
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run git in the home as history does (author, no hooks, no prompts), bytes out.
+
+        For callers that drive git themselves (``kenning.sync``); never checks the exit code.
+        """
         if self._git is None:
             raise HistoryError("git is not installed")
+        return subprocess.run(
+            [self._git, *_SAFE_OPTIONS, *args],
+            cwd=self.root,
+            env={**self._env(), **(env or {})},
+            input=stdin,
+            capture_output=True,
+            timeout=timeout,
+        )
+
+    def _env(self) -> dict[str, str]:
         # Commit dates come from Kenning's clock, like every other stamp in the home.
         stamp = clock.git_date()
         env = {
@@ -374,10 +398,15 @@ class History:
         # A GIT_DIR inherited from a calling git hook would point us at the wrong repo.
         for var in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
             env.pop(var, None)
+        return env
+
+    def _run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        if self._git is None:
+            raise HistoryError("git is not installed")
         result = subprocess.run(
             [self._git, *_SAFE_OPTIONS, *args],
             cwd=self.root,
-            env=env,
+            env=self._env(),
             capture_output=True,
             text=True,
             timeout=30,

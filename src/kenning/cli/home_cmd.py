@@ -22,6 +22,10 @@ CONFIG_TEMPLATE = """\
 
 [rules]
 # max_file_chars = 20000 # cap per SOUL.md / AGENTS.md / CLAUDE.md file
+
+[sync]
+# remote = ""            # git remote of `kenning sync` (`--remote URL` sets one per machine)
+# schedule = ""          # e.g. "every 15m": `kenning daemon` syncs on its own
 """
 
 

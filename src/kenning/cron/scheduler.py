@@ -17,8 +17,9 @@ versioned: it changes on every run). Invariants:
   watching), its searches are not recorded as recalls (dreaming learns only
   from people), and it is never reviewed. Its answer is archived with the
   session and, with ``--output``, appended to a file;
-- built-in jobs: ``dream`` (``cron.dream_schedule``, nightly) and ``curator``
-  (``cron.curator_schedule``, weekly); "" turns one off.
+- built-in jobs: ``dream`` (``cron.dream_schedule``, nightly), ``curator``
+  (``cron.curator_schedule``, weekly) and ``sync`` (``sync.schedule``, off by
+  default: ``kenning sync`` with the home's remote); "" turns one off.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ log = logging.getLogger(__name__)
 
 JOBS_FILE = Path("cron") / "jobs.json"
 STATE_FILE = Path("cache") / "cron-state.json"
-BUILTINS = ("dream", "curator")
+BUILTINS = ("dream", "curator", "sync")
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,63}$")
 
 
@@ -114,7 +115,12 @@ class JobStore:
     def builtin_jobs(self) -> list[Job]:
         cfg = self.home.config.cron
         found = []
-        for name, schedule in (("dream", cfg.dream_schedule), ("curator", cfg.curator_schedule)):
+        builtins = (
+            ("dream", cfg.dream_schedule),
+            ("curator", cfg.curator_schedule),
+            ("sync", self.home.config.sync.schedule),
+        )
+        for name, schedule in builtins:
             if schedule.strip():
                 found.append(Job(name, schedule, builtin=True))
         return found
@@ -148,9 +154,9 @@ class JobStore:
 
     def remove(self, name: str) -> Job:
         if name in BUILTINS:
+            key = "sync.schedule" if name == "sync" else f"cron.{name}_schedule"
             raise CronError(
-                f"{name!r} is built in; turn it off with `--set cron.{name}_schedule=` "
-                "or in config.toml"
+                f"{name!r} is built in; turn it off with `--set {key}=` or in config.toml"
             )
         with exclusive_lock(self.path.with_name(".jobs.lock")):
             jobs = self.user_jobs()
@@ -255,6 +261,15 @@ class Scheduler:
 
             curation = await asyncio.to_thread(Curator(SkillLibrary.for_home(self.home)).run)
             return (f"curator: {len(curation.transitions)} transition(s)", None, True)
+        if job.name == "sync" and job.builtin:
+            from kenning.sync.engine import Syncer, SyncError
+
+            try:
+                done = await asyncio.to_thread(Syncer(self.home).sync)
+            except SyncError as exc:
+                return (f"sync: {str(exc).splitlines()[0]}", None, False)
+            notes = f"; {len(done.reports)} note(s): kenning sync --status" if done.reports else ""
+            return (f"sync: {done.outcome}{notes}", None, True)
         return await run_agent_job(self.home, job, model=self.model, now=self.clock())
 
     async def serve(self, *, stop: asyncio.Event | None = None, once: bool = False) -> None:

@@ -32,6 +32,7 @@ from kenning.doctor.home_checks import (
 )
 from kenning.doctor.model import Check, Report, Status
 from kenning.doctor.skills_checks import check_skills
+from kenning.doctor.sync_checks import check_sync
 from kenning.fsutil import STALE_TEMP_AGE_S, age_text, held
 from kenning.history import History
 from kenning.locks import exclusive_lock
@@ -72,6 +73,7 @@ def diagnose(
     report.checks += check_skills(SkillLibrary(layout, cfg.skills, off), cmd)
     report.checks += check_archive(layout.state_db, cfg, cmd)
     report.checks += check_leftovers(root, cmd)
+    report.checks += check_sync(root, cmd)
     return report
 
 
