@@ -47,6 +47,23 @@ class RankParams:
     # A message gains .5 of its session's best score, so the right episode's
     # messages cluster (+.04 R@10); max beat mean-of-top-2/3.
     session_beta: float = 0.5
+    # Paraphrases (``bench abstain``'s meaning_only queries) are mostly lost
+    # here: a partial keyword hit lifts its whole session (recency, the "now"
+    # intent and the plain floor take the rest), while dense-only evidence
+    # gets no such lift. Tried on the dev splits, none kept (meaning-only loss
+    # en / zh, as is .375 / .312; LoCoMo 1-5 R@10, as is .8161):
+    #   dense + .1 * max(0, z - 2), z of the cosine in the dense pool: .25 /
+    #   .312, .8181; held-out loss unchanged (.312 / .312), LoCoMo 6-10
+    #   without category 5 -.002;
+    #   session lift decaying over the session (half-life 12 turns): .25 /
+    #   .25, .8133; lexical part of the session lift needing coverage .7
+    #   (.55): .25 / .25, .8135 (.25 / .312, .8151);
+    #   lexical share moved to dense as confidence falls: .25 / .312, .8146,
+    #   one more zh answerable query lost; lift scaled by the message's own
+    #   score: .7871-.8072; neighbour and session lift scaled by confidence:
+    #   zh .375; max(score, a * dense): unchanged for a <= .4, .312 / .375 at
+    #   .45; lexical scaled by dense agreement: .8016-.8152; Chinese w_lex
+    #   .3-.4 or full .8: zh .25, but an answerable zh query then abstained.
     # Automated sessions (cron, subagent, review) are the agent talking to
     # itself; a person's own conversations are what "did we discuss…" means.
     # x.8 ranks them below an equal interactive match but lets a clearly
