@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,39 @@ def frozen() -> Iterator[FrozenClock]:
 @pytest.fixture
 def home(tmp_path: Path) -> Home:
     return make_home(tmp_path / "home")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """A real PostgreSQL with pgvector on 127.0.0.1 for the whole run (``storage.postgres.local``).
+
+    Where none can be started the PostgreSQL tests skip with the reason, except
+    in CI (``CI=true``), where a missing server is a failure: CI must test both
+    backends.
+    """
+    import os
+
+    from kenning.storage.postgres import local
+
+    try:
+        server = local.start()
+    except (local.LocalServerError, OSError, subprocess.SubprocessError) as exc:
+        reason = f"no PostgreSQL server for the postgres backend: {exc}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres_server: Any) -> str:
+    """The scratch server's superuser URL (database ``postgres``)."""
+    return str(postgres_server.url())
+
+
+def drop_schema(url: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
