@@ -8,11 +8,11 @@ where no server can be started it skips with the reason, in CI it fails.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tests.conftest import storage_on
 
 from kenning.storage import BACKENDS, Storage, open_storage
 
@@ -22,12 +22,8 @@ def _sqlite(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
 
 
 def _postgres(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
-    url = request.getfixturevalue("pg_url")
-    schema = f"test_{secrets.token_hex(6)}"
-    from tests.conftest import drop_schema
-
-    request.addfinalizer(lambda: drop_schema(url, schema))
-    return open_storage(tmp_path / "state.db", url=url, schema=schema)
+    made: Storage = storage_on("postgres", request, tmp_path / "state.db")
+    return made
 
 
 # backend name -> a fresh, empty storage for one test

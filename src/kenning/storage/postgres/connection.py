@@ -22,7 +22,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.adapt import Buffer
 from psycopg.rows import RowMaker
+from psycopg.types.string import (
+    StrBinaryDumper,
+    StrDumper,
+    StrDumperUnknown,
+    TextBinaryLoader,
+    TextLoader,
+)
 
 from kenning.storage.base import StorageConflict, StorageError, StorageUnavailable
 
@@ -56,6 +64,60 @@ def _records(cursor: Any) -> RowMaker[Record]:
     return lambda values: Record(values, names)
 
 
+# PostgreSQL text cannot hold NUL, which tool output and imported transcripts
+# can. Every string crosses the driver escaped: NUL as U+FFFF "0", U+FFFF (a
+# noncharacter, itself as good as never in text) doubled; read back exactly.
+_ESC = "\uffff"
+_ESCAPED = re.compile("\uffff([\uffff0])")
+
+
+def escape_nul(text: str) -> str:
+    if "\x00" not in text and _ESC not in text:
+        return text
+    return text.replace(_ESC, _ESC * 2).replace("\x00", _ESC + "0")
+
+
+def unescape_nul(text: str) -> str:
+    if _ESC not in text:
+        return text
+    return _ESCAPED.sub(lambda m: _ESC if m.group(1) == _ESC else "\x00", text)
+
+
+class _Dumper(StrDumper):
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(escape_nul(obj))
+
+
+class _UnknownDumper(StrDumperUnknown):
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(escape_nul(obj))
+
+
+class _BinaryDumper(StrBinaryDumper):
+    def dump(self, obj: str) -> Buffer | None:
+        return super().dump(escape_nul(obj))
+
+
+class _Loader(TextLoader):
+    def load(self, data: Buffer) -> str | bytes:
+        got = super().load(data)
+        return unescape_nul(got) if isinstance(got, str) else got
+
+
+class _BinaryLoader(TextBinaryLoader):
+    def load(self, data: Buffer) -> str | bytes:
+        got = super().load(data)
+        return unescape_nul(got) if isinstance(got, str) else got
+
+
+def _nul_safe(conn: Conn) -> None:
+    for dumper in (_UnknownDumper, _Dumper, _BinaryDumper):
+        conn.adapters.register_dumper(str, dumper)
+    conn.adapters.register_dumper(str, _UnknownDumper)  # the default for %s again
+    for loader in (_Loader, _BinaryLoader):
+        conn.adapters.register_loader("text", loader)
+
+
 def schema_name(raw: str) -> str:
     """``raw`` as a schema name (lower case, ``[a-z0-9_]``), or ``StorageError``."""
     name = re.sub(r"[^a-z0-9_]", "_", raw.lower())
@@ -85,6 +147,7 @@ def connect(url: str, schema: str) -> Conn:
         )
     except psycopg.Error as exc:
         raise connect_error(url, exc) from exc
+    _nul_safe(conn)
     try:
         conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         conn.execute(f'SET search_path TO "{schema}", public')
