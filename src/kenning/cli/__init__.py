@@ -39,6 +39,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "daemon": "kenning.cli.cron_cmd:daemon_command",
     "doctor": "kenning.cli.doctor_cmd:doctor_command",
     "plugins": "kenning.cli.plugins_cmd:plugins_command",
+    "storage": "kenning.cli.storage_cmd:storage",
 }
 
 
