@@ -129,3 +129,10 @@ def test_an_unreachable_server_is_one_clear_line(tmp_path: Path) -> None:
     env = {"KENNING_STORAGE__URL": "postgresql://k@127.0.0.1:1/none"}
     out = run("storage", "status", env=env, code=1).output
     assert "cannot reach PostgreSQL" in out and "Traceback" not in out
+
+
+def test_any_command_on_an_unusable_storage_says_so_without_a_traceback() -> None:
+    env = {"KENNING_STORAGE__URL": "postgresql://k@127.0.0.1:1/none"}
+    out = run("sessions", "list", env=env, code=1).output
+    assert "cannot reach PostgreSQL" in out and "Connection refused" in out
+    assert "Traceback" not in out

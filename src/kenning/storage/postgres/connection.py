@@ -159,20 +159,19 @@ def connect(url: str, schema: str) -> Conn:
 
 def connect_error(url: str, exc: psycopg.Error) -> StorageError:
     """Why ``url`` could not be opened, and what to do about it."""
-    text = str(exc).strip()
+    # libpq's message spans lines ("… failed: Connection refused\n\tIs the server …")
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     where = redacted(url)
     if "password authentication failed" in text or "no password supplied" in text:
         return StorageUnavailable(
-            f"PostgreSQL at {where} refused the credentials ({text.splitlines()[-1]}); "
+            f"PostgreSQL at {where} refused the credentials ({text}); "
             "check the user and password in [storage] url (or KENNING_STORAGE__URL, "
             "or ~/.pgpass)"
         )
     if "does not exist" in text and "database" in text:
-        return StorageUnavailable(
-            f"{where}: {text.splitlines()[-1]}; create it first (createdb NAME)"
-        )
+        return StorageUnavailable(f"{where}: {text}; create it first (createdb NAME)")
     return StorageUnavailable(
-        f"cannot reach PostgreSQL at {where}: {text.splitlines()[-1] if text else exc!r}; "
+        f"cannot reach PostgreSQL at {where}: {text or repr(exc)}; "
         "check that the server is running and [storage] url (or KENNING_STORAGE__URL) "
         "names its host and port"
     )
