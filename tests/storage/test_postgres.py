@@ -172,6 +172,28 @@ def test_a_home_with_a_storage_url_keeps_its_archive_on_the_server(
     again.close()
 
 
+def test_read_only_creates_nothing_and_reads_what_is_there(
+    pg_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    schema = f"test_{secrets.token_hex(6)}"
+    request.addfinalizer(lambda: drop_schema(pg_url, schema))
+    reader = open_storage(tmp_path / "state.db", url=pg_url, schema=schema, read_only=True)
+    with pytest.raises(StorageError, match="no archive in PostgreSQL schema"):
+        reader.sessions.count_messages()
+    with psycopg.connect(pg_url) as admin:
+        found = admin.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,))
+        assert found.fetchone() is None
+    writer = open_storage(tmp_path / "state.db", url=pg_url, schema=schema)
+    writer.sessions.insert("s", "cli", started_at=1.0)
+    writer.sessions.append("s", Message("user", "seen by the reader"))
+    reader = open_storage(tmp_path / "state.db", url=pg_url, schema=schema, read_only=True)
+    assert [m.content for m in reader.sessions.messages("s")] == ["seen by the reader"]
+    with pytest.raises(StorageError, match="read-only"):
+        reader.sessions.insert("t", "cli", started_at=2.0)
+    for made in (reader, writer):
+        made.close()
+
+
 # -- faults: each says what happened and what to do ------------------------------
 
 

@@ -60,7 +60,7 @@ class PostgresStorage:
             _inherited.append(self._conn)
             self._conn = None
         if self._conn is None or self._conn.closed:
-            conn = connect(self.url, self.schema)
+            conn = connect(self.url, self.schema, create=not self.read_only)
             try:
                 self._prepare(conn)
             except BaseException:
@@ -71,10 +71,7 @@ class PostgresStorage:
 
     def _prepare(self, conn: Conn) -> None:
         try:
-            ext = migrations.ensure_vector(conn)
-            if ext not in (self.schema, "public"):
-                conn.execute(f'SET search_path TO "{self.schema}", "{ext}", public')
-            if self.read_only:
+            if self.read_only:  # nothing created or migrated: an absent archive is an error
                 done = migrations.applied(conn)
                 migrations.check_known(done, self.schema)
                 if len(done) < len(migrations.MIGRATIONS):
@@ -82,6 +79,10 @@ class PostgresStorage:
                         f"no archive in PostgreSQL schema {self.schema!r} yet (or an older "
                         "one): open it once without --read-only to create or upgrade it"
                     )
+            ext = migrations.ensure_vector(conn, create=not self.read_only)
+            if ext not in (self.schema, "public"):
+                conn.execute(f'SET search_path TO "{self.schema}", "{ext}", public')
+            if self.read_only:
                 conn.execute("SET default_transaction_read_only = on")
             else:
                 migrations.apply(conn, self.schema)

@@ -279,8 +279,9 @@ PGVECTOR_HELP = (
 )
 
 
-def ensure_vector(conn: Conn) -> str:
-    """The schema pgvector lives in, creating the extension if allowed; else what to do."""
+def ensure_vector(conn: Conn, *, create: bool = True) -> str:
+    """The schema pgvector lives in, creating the extension if allowed (and ``create``);
+    else what to do."""
     row = conn.execute(
         "SELECT n.nspname FROM pg_extension x JOIN pg_namespace n ON n.oid = x.extnamespace "
         "WHERE x.extname = 'vector'"
@@ -292,6 +293,8 @@ def ensure_vector(conn: Conn) -> str:
     ).fetchone()
     if available is None:
         raise StorageError(f"pgvector is not installed on this server. {PGVECTOR_HELP}")
+    if not create:
+        raise StorageError(f"pgvector is not enabled in this database. {PGVECTOR_HELP}")
     try:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public")
     except psycopg.errors.InsufficientPrivilege as exc:
