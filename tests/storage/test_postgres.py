@@ -18,13 +18,14 @@ from tests.conftest import drop_schema, storage_on
 
 from kenning.archive.store import Archive
 from kenning.home import Home
+from kenning.memory.store import Target
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
 from kenning.storage import Storage, StorageError, StorageUnavailable, open_storage
 from kenning.storage.query import SearchFilters
 from kenning.storage.records import Message
 from kenning.storage.text import query_terms
-from kenning.testing import FakeEmbedder
+from kenning.testing import FakeEmbedder, make_home
 
 EVERYTHING = SearchFilters()
 
@@ -192,6 +193,31 @@ def test_read_only_creates_nothing_and_reads_what_is_there(
         reader.sessions.insert("t", "cli", started_at=2.0)
     for made in (reader, writer):
         made.close()
+
+
+def test_doctor_checks_the_server_archive(
+    pg_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from kenning.doctor import diagnose
+
+    schema = f"test_{secrets.token_hex(6)}"
+    request.addfinalizer(lambda: drop_schema(pg_url, schema))
+    env = {"KENNING_STORAGE__URL": pg_url, "KENNING_STORAGE__SCHEMA": schema}
+    made = make_home(tmp_path / "home")
+    made.memory.add(Target.MEMORY, "Project uses pnpm")  # the first write makes the home
+    home = Home.open(made.root, environ=env)
+
+    def archive_check() -> Any:
+        return next(c for c in diagnose(home.root, environ=env).checks if c.name == "archive")
+
+    assert archive_check().status == "ok" and "no archive yet" in archive_check().summary
+    home.archive.start_session("cli")
+    home.close()
+    found = archive_check()
+    assert found.status == "ok" and "schema version 3" in found.summary and "***" in found.summary
+    env["KENNING_STORAGE__URL"] = "postgresql://k@127.0.0.1:1/none"
+    down = archive_check()
+    assert down.status == "fail" and "cannot reach PostgreSQL" in down.summary
 
 
 # -- faults: each says what happened and what to do ------------------------------
