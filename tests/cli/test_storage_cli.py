@@ -136,3 +136,48 @@ def test_any_command_on_an_unusable_storage_says_so_without_a_traceback() -> Non
     out = run("sessions", "list", env=env, code=1).output
     assert "cannot reach PostgreSQL" in out and "Connection refused" in out
     assert "Traceback" not in out
+
+
+def test_a_migrate_killed_midway_resumes_to_an_identical_copy(
+    pg_url: str, request: pytest.FixtureRequest
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import numpy as np
+
+    schema = f"test_{secrets.token_hex(6)}"
+    request.addfinalizer(lambda: drop_schema(pg_url, schema))
+    home = Home.open()
+    _fill(home)
+    vector = np.ones(384, np.float32)
+    cache = home.archive.storage.embedding_cache
+    cache.put_many("fake@1", "p", [(i.to_bytes(4, "big"), vector * i) for i in range(40_000)])
+    home.close()
+    command = [sys.executable, "-m", "kenning", "storage", "migrate", "--to", pg_url]
+    command += ["--schema", schema]
+    child = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
+    )
+    target = open_storage(home.layout.state_db, url=pg_url, schema=schema)
+    deadline = time.monotonic() + 60
+    while child.poll() is None and time.monotonic() < deadline:
+        try:
+            if admin.row_counts(target)["embed_cache"] > 0:
+                break
+        except Exception:  # the child is still creating the schema
+            pass
+        time.sleep(0.02)
+    killed = child.poll() is None
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    assert killed, "the copy finished before it could be killed: make the archive bigger"
+    assert 0 < admin.row_counts(target)["embed_cache"] < 40_000  # stopped midway
+    target.close()
+    done = json.loads(
+        run("storage", "migrate", "--to", pg_url, "--schema", schema, "--json").stdout
+    )
+    assert done["identical"] and done["tables"]["embed_cache"]["target_rows"] == 40_000
