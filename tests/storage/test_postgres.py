@@ -156,6 +156,34 @@ def test_writers_appending_to_one_session_never_share_a_position(
     first.close()
 
 
+def test_processes_opening_a_fresh_schema_at_once_all_succeed(
+    pg_url: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """CREATE … IF NOT EXISTS races in PostgreSQL; creation and migration are serialised."""
+    for attempt in range(3):
+        schema = f"test_{secrets.token_hex(6)}"
+        request.addfinalizer(lambda s=schema: drop_schema(pg_url, s))
+        errors: list[BaseException] = []
+        start = threading.Barrier(6)
+
+        def open_it(schema: str = schema) -> None:
+            made = open_storage(tmp_path / "state.db", url=pg_url, schema=schema)
+            start.wait()
+            try:
+                made.sessions.count_messages()
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+            finally:
+                made.close()
+
+        threads = [threading.Thread(target=open_it) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert errors == [], attempt
+
+
 def test_a_home_with_a_storage_url_keeps_its_archive_on_the_server(
     pg_url: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

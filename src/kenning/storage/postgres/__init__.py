@@ -60,7 +60,7 @@ class PostgresStorage:
             _inherited.append(self._conn)
             self._conn = None
         if self._conn is None or self._conn.closed:
-            conn = connect(self.url, self.schema, create=not self.read_only)
+            conn = connect(self.url, self.schema)
             try:
                 self._prepare(conn)
             except BaseException:
@@ -79,13 +79,13 @@ class PostgresStorage:
                         f"no archive in PostgreSQL schema {self.schema!r} yet (or an older "
                         "one): open it once without --read-only to create or upgrade it"
                     )
-            ext = migrations.ensure_vector(conn, create=not self.read_only)
+                ext = migrations.ensure_vector(conn, create=False)
+            else:
+                ext = migrations.prepare(conn, self.schema)
             if ext not in (self.schema, "public"):
                 conn.execute(f'SET search_path TO "{self.schema}", "{ext}", public')
             if self.read_only:
                 conn.execute("SET default_transaction_read_only = on")
-            else:
-                migrations.apply(conn, self.schema)
         except psycopg.Error as exc:
             raise storage_error(exc) from exc
 

@@ -139,8 +139,8 @@ def redacted(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def connect(url: str, schema: str, *, create: bool = True) -> Conn:
-    """An autocommit connection to ``url`` working in ``schema`` (``create``: made if missing)."""
+def connect(url: str, schema: str) -> Conn:
+    """An autocommit connection to ``url`` working in ``schema`` (see ``migrations.prepare``)."""
     try:
         conn = psycopg.connect(
             url, autocommit=True, row_factory=_records, connect_timeout=CONNECT_TIMEOUT_S
@@ -149,8 +149,6 @@ def connect(url: str, schema: str, *, create: bool = True) -> Conn:
         raise connect_error(url, exc) from exc
     _nul_safe(conn)
     try:
-        if create:
-            conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         conn.execute(f'SET search_path TO "{schema}", public')
     except psycopg.Error as exc:
         conn.close()

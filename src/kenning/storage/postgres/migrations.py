@@ -323,6 +323,19 @@ def check_known(done: list[str], schema: str) -> None:
         )
 
 
+def prepare(conn: Conn, schema: str) -> str:
+    """The schema created, pgvector enabled and every migration run, all in one
+    transaction under one lock: ``CREATE … IF NOT EXISTS`` races in PostgreSQL (two
+    processes opening a fresh database both try, one fails), so openers queue here.
+    Returns the schema pgvector lives in."""
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext('kenning:prepare'))")
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        ext = ensure_vector(conn)
+        apply(conn, schema)
+    return ext
+
+
 def apply(conn: Conn, schema: str) -> list[str]:
     """Run the migrations this schema has not seen yet; returns their names."""
     conn.execute(
