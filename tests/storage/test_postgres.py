@@ -166,7 +166,11 @@ def test_processes_opening_a_fresh_schema_at_once_all_succeed(
         errors: list[BaseException] = []
         start = threading.Barrier(6)
 
-        def open_it(schema: str = schema) -> None:
+        def open_it(
+            schema: str = schema,
+            start: threading.Barrier = start,
+            errors: list[BaseException] = errors,
+        ) -> None:
             made = open_storage(tmp_path / "state.db", url=pg_url, schema=schema)
             start.wait()
             try:
