@@ -181,3 +181,14 @@ def test_a_migrate_killed_midway_resumes_to_an_identical_copy(
         run("storage", "migrate", "--to", pg_url, "--schema", schema, "--json").stdout
     )
     assert done["identical"] and done["tables"]["embed_cache"]["target_rows"] == 40_000
+
+
+def test_status_of_a_server_without_the_archive_yet_creates_none(
+    pg_url: str, request: pytest.FixtureRequest
+) -> None:
+    schema = f"test_{secrets.token_hex(6)}"
+    request.addfinalizer(lambda: drop_schema(pg_url, schema))
+    env = {"KENNING_STORAGE__URL": pg_url, "KENNING_STORAGE__SCHEMA": schema}
+    out = json.loads(run("storage", "status", "--json", env=env).stdout)
+    assert out["backend"] == "postgres" and out["archive"] is None and schema in out["location"]
+    assert "(no archive yet)" in run("storage", "status", env=env).stdout

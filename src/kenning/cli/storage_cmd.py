@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
-from kenning.storage import StorageError, admin, open_storage
+from kenning.storage import StorageError, StorageMissing, admin, open_storage
 
 
 @click.group()
@@ -41,6 +41,13 @@ def status_cmd(state: CliState, as_json: bool) -> None:
     store = home.open_storage(read_only=True)
     try:
         info = admin.status(store)
+    except StorageMissing:
+        info = {"backend": "postgres", "location": admin.location(store), "archive": None}
+        if as_json:
+            echo_json(info)
+        else:
+            click.echo(f"backend   postgres\nlocation  {info['location']} (no archive yet)")
+        return
     except StorageError as exc:
         raise click.ClickException(str(exc)) from exc
     finally:

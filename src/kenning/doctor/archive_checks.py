@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kenning.config import Config
 from kenning.doctor.model import Check, ok
-from kenning.storage import StorageError
+from kenning.storage import StorageError, StorageMissing
 from kenning.storage.identity import recipe_changed
 from kenning.storage.sqlite import inspect as sqlite_inspect
 from kenning.storage.sqlite.inspect import HEADER as _HEADER
@@ -55,11 +55,11 @@ def check_server_archive(db: Path, cfg: Config) -> Check:
     store = open_storage(db, url=cfg.storage.url, schema=cfg.storage.schema or None, read_only=True)
     try:
         info = admin.status(store)
+    except StorageMissing:
+        return ok(
+            "archive", f"{admin.location(store)}: no archive yet (the first session creates it)"
+        )
     except StorageError as exc:
-        if str(exc).startswith("no archive in PostgreSQL schema"):
-            return ok(
-                "archive", f"{admin.location(store)}: no archive yet (the first session creates it)"
-            )
         return Check(
             "archive",
             "fail",

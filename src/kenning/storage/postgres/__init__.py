@@ -21,7 +21,7 @@ from kenning.storage.base import (
     EmbeddingCache,
     Recalls,
     Sessions,
-    StorageError,
+    StorageMissing,
     TextIndex,
     Vectors,
 )
@@ -75,7 +75,7 @@ class PostgresStorage:
                 done = migrations.applied(conn)
                 migrations.check_known(done, self.schema)
                 if len(done) < len(migrations.MIGRATIONS):
-                    raise StorageError(
+                    raise StorageMissing(
                         f"no archive in PostgreSQL schema {self.schema!r} yet (or an older "
                         "one): open it once without --read-only to create or upgrade it"
                     )
