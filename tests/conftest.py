@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -68,3 +69,79 @@ def frozen() -> Iterator[FrozenClock]:
 @pytest.fixture
 def home(tmp_path: Path) -> Home:
     return make_home(tmp_path / "home")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Any]:
+    """A real PostgreSQL with pgvector on 127.0.0.1 for the whole run (``storage.postgres.local``).
+
+    Where none can be started the PostgreSQL tests skip with the reason, except
+    in CI (``CI=true``), where a missing server is a failure: CI must test both
+    backends.
+    """
+    import os
+
+    from kenning.storage.postgres import local
+
+    try:
+        server = local.start()
+    except (local.LocalServerError, OSError, subprocess.SubprocessError) as exc:
+        reason = f"no PostgreSQL server for the postgres backend: {exc}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def pg_url(postgres_server: Any) -> str:
+    """The scratch server's superuser URL (database ``postgres``)."""
+    return str(postgres_server.url())
+
+
+def drop_schema(url: str, schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+def storage_on(backend: str, request: pytest.FixtureRequest, path: Path) -> Any:
+    """A fresh storage of ``backend`` for one test: ``path`` (SQLite), or a schema
+    of its own on the scratch server (dropped afterwards)."""
+    import secrets
+
+    from kenning.storage import open_storage
+
+    if backend == "sqlite":
+        return open_storage(path, backend="sqlite")
+    url = request.getfixturevalue("pg_url")
+    schema = f"test_{secrets.token_hex(6)}"
+    request.addfinalizer(lambda: drop_schema(url, schema))
+    return open_storage(path, url=url, schema=schema)
+
+
+def raw_sql(storage: Any, sql: str, params: Any = ()) -> Any:
+    """Run ``sql`` (with ``?`` placeholders) on ``storage``'s own connection: for tests
+    that reach under the interface (editing rows by hand), on either backend."""
+    if type(storage).__name__ == "PostgresStorage":
+        sql = sql.replace("?", "%s")
+    return storage.connection().execute(sql, params)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """Each storage backend in turn (archive and search tests run on both)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def archive_on(request: pytest.FixtureRequest, backend: str, tmp_path: Path) -> Iterator[Any]:
+    """An empty archive on ``backend``."""
+    from kenning.archive.store import Archive
+
+    path = tmp_path / "state.db"
+    made = Archive(path, storage=storage_on(backend, request, path))
+    yield made
+    made.close()

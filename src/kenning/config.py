@@ -343,6 +343,18 @@ class SafetyConfig:
 
 
 @dataclass(frozen=True)
+class StorageConfig:
+    # Where the archive and its indexes live: "" = state.db in the home (SQLite);
+    # "postgresql://user@host:5432/db" = a PostgreSQL server with pgvector, which
+    # several machines can share. Keep the password out of this file (the home
+    # is a git repository): use ~/.pgpass, PGPASSWORD or KENNING_STORAGE__URL.
+    url: str = ""
+    # The home's schema in that database ("" = kenning_<profile>): homes of one
+    # profile on every machine share it, other profiles never see it.
+    schema: str = ""
+
+
+@dataclass(frozen=True)
 class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
@@ -358,6 +370,7 @@ class Config:
     cron: CronConfig = field(default_factory=CronConfig)
     sync: SyncConfig = field(default_factory=SyncConfig)
     safety: SafetyConfig = field(default_factory=SafetyConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
     # "section.key" -> "default" | "file" | "env" | "cli"
     sources: Mapping[str, str] = field(default_factory=dict, compare=False)
 

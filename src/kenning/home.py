@@ -30,6 +30,7 @@ from kenning.memory.proposals import ProposalQueue
 from kenning.memory.snapshot import MemorySnapshot
 from kenning.memory.store import MemoryStore
 from kenning.search.engine import SearchEngine
+from kenning.storage import Storage, open_storage
 
 
 class Home:
@@ -68,7 +69,22 @@ class Home:
 
     @cached_property
     def archive(self) -> Archive:
-        return Archive(self.layout.state_db)
+        return Archive(self.layout.state_db, storage=self.open_storage())
+
+    def open_storage(self, *, read_only: bool = False) -> Storage:
+        """The home's storage as configured: ``state.db``, or ``[storage] url``'s server."""
+        cfg = self.config.storage
+        return open_storage(
+            self.layout.state_db,
+            url=cfg.url or None,
+            schema=cfg.schema or None,
+            read_only=read_only,
+        )
+
+    @property
+    def has_archive(self) -> bool:
+        """Whether an archive may exist yet (a server's always may; a file only once made)."""
+        return bool(self.config.storage.url) or self.layout.state_db.exists()
 
     @cached_property
     def journal(self) -> Journal:

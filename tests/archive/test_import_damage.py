@@ -33,8 +33,9 @@ DEEP = "[" * 5000 + "]" * 5000  # past the JSON parser's own recursion limit
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Archive:
-    return Archive(tmp_path / "state.db")
+def archive(archive_on: Archive) -> Archive:
+    """An empty archive, on each storage backend in turn."""
+    return archive_on
 
 
 def _messages(archive: Archive) -> int:

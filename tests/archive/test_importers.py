@@ -31,8 +31,9 @@ REAL_LOCOMO = REPO / ".." / "shared" / "data" / "locomo" / "locomo10.json"
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Archive:
-    return Archive(tmp_path / "state.db")
+def archive(archive_on: Archive) -> Archive:
+    """An empty archive, on each storage backend in turn."""
+    return archive_on
 
 
 def _count(archive: Archive, table: str) -> int:

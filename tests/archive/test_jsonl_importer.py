@@ -14,8 +14,9 @@ from kenning.archive.store import Archive
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Archive:
-    return Archive(tmp_path / "state.db")
+def archive(archive_on: Archive) -> Archive:
+    """An empty archive, on each storage backend in turn."""
+    return archive_on
 
 
 def line(sid: str, role: str, content: str, ts: str, **extra: Any) -> dict[str, Any]:

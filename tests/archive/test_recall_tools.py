@@ -15,8 +15,9 @@ from kenning.testing import FakeEmbedder, make_home
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Archive:
-    return Archive(tmp_path / "state.db")
+def archive(archive_on: Archive) -> Archive:
+    """An empty archive, on each storage backend in turn."""
+    return archive_on
 
 
 def tool_for(archive: Archive, current: str | None = None) -> SessionSearch:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kenning.archive.store import Archive, Message
@@ -28,8 +26,9 @@ def add_session(
 
 
 @pytest.fixture
-def archive(tmp_path: Path) -> Archive:
-    return Archive(tmp_path / "state.db")
+def archive(archive_on: Archive) -> Archive:
+    """An empty archive, on each storage backend in turn."""
+    return archive_on
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.conftest import raw_sql
 from tests.search.conftest import add_session
 
 from kenning.archive.store import Archive, Message
@@ -149,23 +150,18 @@ def test_automated_sessions_rank_below_interactive(archive: Archive, engine: Sea
 def test_every_search_is_recorded(filled: Archive, archive: Archive, engine: SearchEngine) -> None:
     result = engine.search("postgres migration", limit=3)
     assert result.recall_id is not None
-    row = (
-        archive.storage.connection()
-        .execute("SELECT query, mode FROM recalls WHERE id = ?", (result.recall_id,))
-        .fetchone()
-    )
+    row = raw_sql(
+        archive.storage, "SELECT query, mode FROM recalls WHERE id = ?", (result.recall_id,)
+    ).fetchone()
     assert tuple(row) == ("postgres migration", "hybrid")
-    hits = (
-        archive.storage.connection()
-        .execute(
-            "SELECT rank, kind, item_id FROM recall_hits WHERE recall_id = ? ORDER BY rank",
-            (result.recall_id,),
-        )
-        .fetchall()
-    )
+    hits = raw_sql(
+        archive.storage,
+        "SELECT rank, kind, item_id FROM recall_hits WHERE recall_id = ? ORDER BY rank",
+        (result.recall_id,),
+    ).fetchall()
     assert [(r[1], r[2]) for r in hits] == [(h.kind, h.id) for h in result.hits]
     engine.search("nothing at all zzqx")
-    assert archive.storage.connection().execute("SELECT count(*) FROM recalls").fetchone()[0] == 2
+    assert raw_sql(archive.storage, "SELECT count(*) FROM recalls").fetchone()[0] == 2
 
 
 def test_changed_embedding_identity_is_detected(filled: Archive, archive: Archive) -> None:
@@ -200,17 +196,14 @@ def test_lazy_embedding_small_backlog_and_big_backlog(archive: Archive) -> None:
 def test_edits_and_deletes_keep_the_index_in_step(archive: Archive, engine: SearchEngine) -> None:
     sid, ids = add_session(archive, [("Ada", "the password rotation is monthly")])
     assert engine.search("rotation").hits
-    archive.storage.connection().execute(
-        "UPDATE messages SET content = 'we rotate keys weekly' WHERE id = ?", ids
+    raw_sql(
+        archive.storage, "UPDATE messages SET content = 'we rotate keys weekly' WHERE id = ?", ids
     )
     assert not engine.search("password").hits
     assert engine.search("weekly").hits[0].id == ids[0]
-    archive.storage.connection().execute("DELETE FROM sessions WHERE id = ?", (sid,))
+    raw_sql(archive.storage, "DELETE FROM sessions WHERE id = ?", (sid,))
     assert not engine.search("weekly").hits
-    assert (
-        archive.storage.connection().execute("SELECT count(*) FROM message_vectors").fetchone()[0]
-        == 0
-    )
+    assert raw_sql(archive.storage, "SELECT count(*) FROM message_vectors").fetchone()[0] == 0
 
 
 def test_tool_results_are_indexed_system_prompts_are_not(
@@ -363,11 +356,16 @@ def test_vectors_of_an_older_passage_recipe_are_re_embedded_without_a_command(
     fake = FakeEmbedder()
     engine = SearchEngine(archive, fake)
     engine.index_pending()
-    conn = archive.storage.connection()  # type: ignore[attr-defined]
-    row = conn.execute("SELECT value FROM search_state WHERE key = 'identity'").fetchone()
+    row = raw_sql(
+        archive.storage, "SELECT value FROM search_state WHERE key = 'identity'"
+    ).fetchone()
     stored = json.loads(row[0])
     stored["passage"] = "prev+current v1"
-    conn.execute("UPDATE search_state SET value = ? WHERE key = 'identity'", (json.dumps(stored),))
+    raw_sql(
+        archive.storage,
+        "UPDATE search_state SET value = ? WHERE key = 'identity'",
+        (json.dumps(stored),),
+    )
     assert archive.storage.vectors.check_identity(fake) is None  # same model: no rebuild asked for
     report = SearchEngine(archive, fake).index_pending()
     assert report.messages_embedded == 2

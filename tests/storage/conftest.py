@@ -1,8 +1,9 @@
-"""The ``storage`` fixture: every contract test runs once per available backend.
+"""The ``storage`` fixture: every contract test runs once per backend.
 
 A backend joins by adding a factory to ``FACTORIES`` (and its name to
-``kenning.storage.BACKENDS``). One whose server is not reachable here skips
-its run with the reason, never fails it; SQLite is always available.
+``kenning.storage.BACKENDS``). PostgreSQL runs on the session's scratch server
+(``postgres_server`` in tests/conftest.py), each test in a schema of its own;
+where no server can be started it skips with the reason, in CI it fails.
 """
 
 from __future__ import annotations
@@ -11,17 +12,25 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tests.conftest import storage_on
 
 from kenning.storage import BACKENDS, Storage, open_storage
 
 
-def _sqlite(tmp_path: Path) -> Storage:
+def _sqlite(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
     return open_storage(tmp_path / "state.db", backend="sqlite")
 
 
-# backend name -> a fresh, empty storage for one test (a PostgreSQL entry
-# would create a scratch database, or pytest.skip when no server is set up)
-FACTORIES: dict[str, Callable[[Path], Storage]] = {"sqlite": _sqlite}
+def _postgres(request: pytest.FixtureRequest, tmp_path: Path) -> Storage:
+    made: Storage = storage_on("postgres", request, tmp_path / "state.db")
+    return made
+
+
+# backend name -> a fresh, empty storage for one test
+FACTORIES: dict[str, Callable[[pytest.FixtureRequest, Path], Storage]] = {
+    "sqlite": _sqlite,
+    "postgres": _postgres,
+}
 
 
 @pytest.fixture(params=sorted(BACKENDS))
@@ -29,6 +38,6 @@ def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]
     name = request.param
     if name not in FACTORIES:
         pytest.fail(f"backend {name!r} has no factory in tests/storage/conftest.py")
-    made = FACTORIES[name](tmp_path)
+    made = FACTORIES[name](request, tmp_path)
     yield made
     made.close()

@@ -64,6 +64,20 @@ def test_sessions_and_messages_round_trip(storage: Storage) -> None:
     assert storage.sessions.count_messages() == 2
 
 
+def test_any_text_is_stored_exactly(storage: Storage) -> None:
+    """NUL (tool output has it; PostgreSQL text cannot hold it) and its look-alikes
+    come back exactly, and stay searchable around them."""
+    sid = _session(storage, title="a\x00b", meta={"k": "v\x00"})
+    texts = ["bin\x00ary dump", "\uffff0 and \uffff\uffff", "\x00", "tail\uffff"]
+    ids = _say(storage, sid, *texts)
+    assert [m.content for m in storage.sessions.messages(sid)] == texts
+    session = storage.sessions.get(sid)
+    assert session is not None and (session.title, session.meta) == ("a\x00b", {"k": "v\x00"})
+    storage.index.sync()
+    assert [i for i, _ in storage.index.match_messages(["dump"], EVERYTHING, 5)] == [ids[0]]
+    assert storage.index.message_texts(ids) == dict(zip(ids, texts, strict=True))
+
+
 def test_positions_compaction_and_lineage(storage: Storage) -> None:
     parent = _session(storage, "p")
     child = _session(storage, "c", parent_id="p")

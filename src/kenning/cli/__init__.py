@@ -39,6 +39,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "daemon": "kenning.cli.cron_cmd:daemon_command",
     "doctor": "kenning.cli.doctor_cmd:doctor_command",
     "plugins": "kenning.cli.plugins_cmd:plugins_command",
+    "storage": "kenning.cli.storage_cmd:storage",
     "sync": "kenning.cli.sync_cmd:sync_command",
 }
 
@@ -72,6 +73,18 @@ class LazyGroup(click.Group):
                 raise RuntimeError(f"{LAZY_COMMANDS[cmd_name]} is not the {cmd_name!r} command")
             self.add_command(guard(command))
         return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """A storage that cannot be used (server down, wrong password, newer schema) is
+        one line saying what to do, from every command: its message, exit 1."""
+        try:
+            return super().invoke(ctx)
+        except RuntimeError as exc:
+            from kenning.storage.base import StorageError  # not at start: it imports numpy
+
+            if isinstance(exc, StorageError):
+                raise click.ClickException(str(exc)) from exc
+            raise
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kenning.config import Config
 from kenning.doctor.model import Check, ok
-from kenning.storage import StorageError
+from kenning.storage import StorageError, StorageMissing
 from kenning.storage.identity import recipe_changed
 from kenning.storage.sqlite import inspect as sqlite_inspect
 from kenning.storage.sqlite.inspect import HEADER as _HEADER
@@ -21,6 +21,8 @@ from kenning.storage.sqlite.inspect import Inspection, inspect, is_wal_file
 
 
 def check_archive(db: Path, cfg: Config, cmd: str) -> list[Check]:
+    if cfg.storage.url:
+        return [check_server_archive(db, cfg)]
     try:
         st = os.lstat(db)
     except FileNotFoundError:
@@ -43,6 +45,36 @@ def check_archive(db: Path, cfg: Config, cmd: str) -> list[Check]:
     except StorageError as exc:
         return [_damaged(db, str(exc))]
     return _checks(facts, db, cfg, cmd, wal=is_wal_file(header) or not st.st_size)
+
+
+def check_server_archive(db: Path, cfg: Config) -> Check:
+    """The archive on ``[storage] url``'s server: reachable, Kenning's, not newer than
+    this Kenning (opened read-only: nothing is created or migrated)."""
+    from kenning.storage import admin, open_storage
+
+    store = open_storage(db, url=cfg.storage.url, schema=cfg.storage.schema or None, read_only=True)
+    try:
+        info = admin.status(store)
+    except StorageMissing:
+        return ok(
+            "archive", f"{admin.location(store)}: no archive yet (the first session creates it)"
+        )
+    except StorageError as exc:
+        return Check(
+            "archive",
+            "fail",
+            str(exc),
+            fix="see the message; `kenning storage status` checks again",
+        )
+    finally:
+        store.close()
+    counts = info["counts"]
+    return ok(
+        "archive",
+        f"{admin.location(store)}: PostgreSQL {info['server_version']}, pgvector "
+        f"{info['pgvector']}, schema version {info['schema_version']}, "
+        f"{counts['messages']} messages ({counts['index_pending']} waiting for the text index)",
+    )
 
 
 def _checks(facts: Inspection, db: Path, cfg: Config, cmd: str, *, wal: bool) -> list[Check]:

@@ -28,7 +28,7 @@ from kenning.skills.changes import Change
 from kenning.skills.errors import ErrorKind, SkillError
 from kenning.skills.guards import USER, Writer
 from kenning.skills.library import ChangeResult, SkillLibrary, SkillView
-from kenning.storage import open_storage
+from kenning.storage import Storage, open_storage
 
 READ_ONLY_NEXT_STEP = (
     "Do not retry: this server cannot write. Put what is worth keeping in your answer, or ask "
@@ -39,8 +39,8 @@ READ_ONLY_NEXT_STEP = (
 class ReadOnlyArchive(Archive):
     """An archive opened read-only, one call at a time (raises ArchiveError if no db yet)."""
 
-    def __init__(self, path: Path) -> None:
-        super().__init__(path, storage=open_storage(path, read_only=True))
+    def __init__(self, path: Path, storage: Storage | None = None) -> None:
+        super().__init__(path, storage=storage or open_storage(path, read_only=True))
 
     def settle(self) -> bool:
         """Close the connection after a call; False if what it read may be torn (read again)."""

@@ -116,7 +116,9 @@ class KenningService:
         self.archive: Archive
         self.skills: SkillLibrary
         if read_only:
-            self.archive = ReadOnlyArchive(home.layout.state_db)
+            self.archive = ReadOnlyArchive(
+                home.layout.state_db, storage=home.open_storage(read_only=True)
+            )
             self.skills = ReadOnlySkillLibrary.for_home(home)
         else:
             self.archive = home.archive
@@ -329,7 +331,7 @@ class KenningService:
     # -- MCP's own tools ---------------------------------------------------
 
     def _no_archive(self) -> Result | None:
-        if self.home.layout.state_db.exists():
+        if self.home.has_archive:
             return None
         return {
             "success": True,

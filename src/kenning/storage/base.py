@@ -43,6 +43,10 @@ class StorageConflict(StorageError):
     """A write clashed with what is stored (a session id or import key taken)."""
 
 
+class StorageMissing(StorageError):
+    """There is no archive there yet (a read-only open creates none)."""
+
+
 class StorageUnavailable(StorageError):
     """The database cannot be read or written right now (locked, read-only, full)."""
 

@@ -127,7 +127,7 @@ class _ArchiveHandle:
         if self._given_archive is not None:
             return self._given_archive()
         if self._archive is None:
-            self._archive = Archive(self.home.layout.state_db)
+            self._archive = Archive(self.home.layout.state_db, storage=self.home.open_storage())
         return self._archive
 
     def engine(self) -> SearchEngine:

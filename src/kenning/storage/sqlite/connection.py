@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kenning.fsutil import FileStamp
-from kenning.storage.base import StorageConflict, StorageError, StorageUnavailable
+from kenning.storage.base import StorageConflict, StorageError, StorageMissing, StorageUnavailable
 from kenning.storage.sqlite import migrations
 
 Conn = sqlite3.Connection
@@ -124,7 +124,7 @@ class ReadOnlyConnection:
 def connect_readonly(path: Path) -> ReadOnlyConnection:
     """``path`` opened for reading only, creating and changing no file (see above)."""
     if not path.exists():
-        raise StorageError(f"no archive at {path} yet")
+        raise StorageMissing(f"no archive at {path} yet")
     wal, shm = (path.with_name(f"{path.name}-{suffix}") for suffix in ("wal", "shm"))
     wal_size = wal.stat().st_size if wal.exists() else None
     opened = None

@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from kenning.storage.base import StorageError
+
 Migration = Callable[[sqlite3.Connection], None]
 
 # The embedding cache's one definition: in ``state.db`` (m002, exactly as
@@ -235,7 +237,7 @@ def apply(conn: sqlite3.Connection) -> list[str]:
     known = {name for name, _ in MIGRATIONS}
     unknown = done - known
     if unknown:
-        raise RuntimeError(
+        raise StorageError(
             f"state.db was migrated by a newer Kenning ({', '.join(sorted(unknown))}); "
             "upgrade Kenning to use it"
         )

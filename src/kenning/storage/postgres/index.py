@@ -1,0 +1,317 @@
+"""The full-text index on PostgreSQL: ``message_fts`` / ``chunk_fts`` tsvectors.
+
+Triggers (migration m002) queue every new or edited message; ``sync`` drains
+the queue, writing each message's tsvector (``body`` weighted A, ``ctx`` — the
+message it replies to — weighted B, both with CJK bigrams). Each batch
+commits on its own, so an interrupted run keeps what it finished.
+
+Matching: user text becomes tsquery lexemes only through the ``kenning``
+text search configuration (quoted, so no syntax error is possible), scope
+filters are part of the SQL, and scores are FTS5's ``-bm25`` (``fts``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+from kenning.storage.identity import message_docs
+from kenning.storage.postgres import fts
+from kenning.storage.postgres import scope as scope_sql
+from kenning.storage.postgres.connection import Conn, translate_errors, txn
+from kenning.storage.query import Kind, SearchFilters, SearchHit
+from kenning.storage.sqlite.index import CTX_WEIGHT
+from kenning.storage.text import has_cjk
+
+TABLES = {"message": ("message_fts", "message_id"), "chunk": ("chunk_fts", "chunk_id")}
+Table = Literal["message", "chunk"]
+
+ROWS_WITH_PREVIOUS = """
+    SELECT m.id, m.role, m.speaker, m.content, m.tool_calls,
+           p.role AS p_role, p.speaker AS p_speaker, p.content AS p_content,
+           p.tool_calls AS p_tool_calls
+    FROM messages m
+    LEFT JOIN LATERAL (
+        SELECT x.role, x.speaker, x.content, x.tool_calls FROM messages x
+        WHERE x.session_id = m.session_id AND x.seq < m.seq AND x.role <> 'system'
+        ORDER BY x.seq DESC LIMIT 1) p ON true
+    WHERE m.id = ANY(%s)
+"""
+
+TSV = "setweight(to_tsvector('kenning', b), 'A') || setweight(to_tsvector('kenning', c), 'B')"
+
+# term -> its match form / its indexed lexemes. The configuration is fixed,
+# so these never go stale; the bound only caps memory.
+_MATCH: dict[str, fts.Term] = {}
+_INDEXED: dict[str, frozenset[str]] = {}
+_CACHE_MAX = 50_000
+
+
+def write_docs(conn: Conn, table: Table, docs: Sequence[tuple[int, str, str]]) -> None:
+    """Upsert (id, body, ctx) documents into ``table``'s tsvectors."""
+    name, id_col = TABLES[table]
+    if not docs:
+        return
+    ids = [d[0] for d in docs]
+    bodies = [fts.prepared(d[1]) for d in docs]
+    ctxs = [fts.prepared(d[2]) for d in docs]
+    conn.execute(
+        f"""INSERT INTO {name} ({id_col}, tsv, body_len, ctx_len)
+            SELECT id, {TSV}, bl, cl
+            FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::int[], %s::int[])
+                 AS t(id, b, c, bl, cl)
+            ON CONFLICT ({id_col}) DO UPDATE SET tsv = EXCLUDED.tsv,
+                body_len = EXCLUDED.body_len, ctx_len = EXCLUDED.ctx_len""",
+        (ids, bodies, ctxs, [len(b.split()) for b in bodies], [len(c.split()) for c in ctxs]),
+    )
+
+
+@translate_errors
+class PostgresIndex:
+    def __init__(self, conn: Callable[[], Conn]) -> None:
+        self._conn = conn
+
+    # -- keeping it in step ------------------------------------------------
+
+    def pending(self) -> int:
+        return int(self._conn().execute("SELECT count(*) FROM search_fts_queue").fetchone()[0])  # type: ignore[index]
+
+    def sync(self, *, batch: int = 2000) -> int:
+        conn = self._conn()
+        done = 0
+        while True:
+            with txn(conn):
+                ids = [
+                    int(r[0])
+                    for r in conn.execute(
+                        "SELECT message_id FROM search_fts_queue ORDER BY 1 LIMIT %s "
+                        "FOR UPDATE SKIP LOCKED",
+                        (batch,),
+                    )
+                ]
+                if not ids:
+                    return done
+                rows = conn.execute(ROWS_WITH_PREVIOUS, (ids,)).fetchall()
+                docs = []
+                for row in rows:
+                    body, prev = message_docs(row)
+                    docs.append((int(row["id"]), body, prev or ""))
+                write_docs(conn, "message", docs)
+                conn.execute("DELETE FROM search_fts_queue WHERE message_id = ANY(%s)", (ids,))
+            done += len(ids)
+
+    def reset(self) -> None:
+        conn = self._conn()
+        with txn(conn):
+            conn.execute("DELETE FROM message_fts")
+            conn.execute("DELETE FROM search_fts_queue")
+            conn.execute(
+                "INSERT INTO search_fts_queue SELECT id FROM messages WHERE role <> 'system'"
+            )
+
+    # -- statistics ----------------------------------------------------------
+
+    def _stats(self, table: Table) -> fts.Stats:
+        row = (
+            self._conn()
+            .execute("SELECT docs, tokens FROM fts_stats WHERE tbl = %s", (TABLES[table][0],))
+            .fetchone()
+        )
+        return fts.Stats(0, 0) if row is None else fts.Stats(int(row[0]), int(row[1]))
+
+    def fingerprint(self) -> bytes | None:
+        """Changes whenever ``message_fts`` changes: its write counter (kept by trigger)."""
+        row = (
+            self._conn()
+            .execute("SELECT writes, docs FROM fts_stats WHERE tbl = 'message_fts'")
+            .fetchone()
+        )
+        return None if row is None else f"{row[0]}:{row[1]}".encode()
+
+    def doc_count(self, table: Table = "message") -> int:
+        return self._stats(table).docs
+
+    def _indexed(self, terms: Sequence[str]) -> list[frozenset[str]]:
+        """The lexemes the index holds for each term (its stem; CJK bigrams)."""
+        ask = sorted({t for t in terms if t not in _INDEXED})
+        if ask:
+            rows = self._conn().execute(
+                "SELECT x, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kenning', p))) "
+                "FROM unnest(%s::text[], %s::text[]) AS t(x, p)",
+                (ask, [fts.prepared(t) for t in ask]),
+            )
+            if len(_INDEXED) >= _CACHE_MAX:
+                _INDEXED.clear()
+            for term, lexemes in rows:
+                _INDEXED[str(term)] = frozenset(lexemes or ())
+        return [_INDEXED[t] for t in terms]
+
+    def _match_terms(self, terms: Sequence[str]) -> list[fts.Term]:
+        """Each term as the phrase (or CJK prefix) it matches."""
+        ask = sorted({t for t in terms if t not in _MATCH})
+        if ask:
+            rows = self._conn().execute(
+                "SELECT x, phraseto_tsquery('kenning', p)::text "
+                "FROM unnest(%s::text[], %s::text[]) AS t(x, p)",
+                (ask, [" ".join(fts.tokens(t)) for t in ask]),
+            )
+            if len(_MATCH) >= _CACHE_MAX:
+                _MATCH.clear()
+            for term, query in rows:
+                single_cjk = len(term) == 1 and has_cjk(term)
+                lexemes = (term,) if single_cjk else fts.lexemes_of(str(query or ""))
+                _MATCH[str(term)] = fts.Term(lexemes, prefix=single_cjk)
+        return [_MATCH[t] for t in terms]
+
+    def stems(self, terms: Iterable[str]) -> list[str]:
+        """Each term as the index holds it: its stem (the longest token if it splits)."""
+        terms = list(terms)
+        forms = self._indexed(terms)
+        return [max(sorted(f), key=len) if f else t for t, f in zip(terms, forms, strict=True)]
+
+    def term_doc_counts(
+        self, table: Table, terms: list[str], known: dict[str, int] | None = None
+    ) -> list[int]:
+        """Documents whose body holds each term (max over the term's indexed lexemes)."""
+        if not terms:
+            return []
+        tokens = self._indexed(terms)
+        counts = known if known is not None else {}
+        ask = sorted(set().union(*tokens) - counts.keys())
+        if ask:
+            name = TABLES[table][0]
+            rows = self._conn().execute(
+                f"SELECT x, (SELECT count(*) FROM {name} WHERE tsv @@ q::tsquery) "
+                "FROM unnest(%s::text[], %s::text[]) AS t(x, q)",
+                (ask, [f"{fts.quote_lexeme(x)}:A" for x in ask]),
+            )
+            counts.update((str(t), int(d)) for t, d in rows)
+        return [max((counts[t] for t in forms), default=0) for forms in tokens]
+
+    # -- matching ------------------------------------------------------------
+
+    def _ranked(
+        self,
+        table: Table,
+        terms: list[str],
+        joins: str,
+        where: str,
+        params: list[object],
+        limit: int,
+        ctx_weight: float = CTX_WEIGHT,
+    ) -> list[tuple[int, float]]:
+        matched = [t for t in self._match_terms([t for t in terms if t]) if t.lexemes]
+        query = fts.or_query(matched)
+        if not query:
+            return []
+        name, id_col = TABLES[table]
+        exact = sorted({x for t in matched if not t.prefix for x in t.lexemes})
+        prefixes = sorted({t.lexemes[0] + "%" for t in matched if t.prefix})
+        conn = self._conn()
+        rows = conn.execute(
+            f"""SELECT f.{id_col}, f.body_len + f.ctx_len,
+                       ARRAY(SELECT u.lexeme || ' ' || array_to_string(u.weights, '')
+                             FROM unnest(f.tsv) u
+                             WHERE u.lexeme = ANY(%s) OR u.lexeme LIKE ANY(%s))
+                FROM {name} f {joins} WHERE f.tsv @@ %s::tsquery {where}""",
+            (exact, prefixes, query, *params),
+        ).fetchall()
+        if not rows:
+            return []
+        hits = [
+            int(r[0])
+            for r in conn.execute(
+                f"SELECT (SELECT count(*) FROM {name} WHERE tsv @@ q::tsquery) "
+                "FROM unnest(%s::text[]) WITH ORDINALITY AS t(q, i) ORDER BY i",
+                ([t.tsquery() for t in matched],),
+            )
+        ]
+        parsed = [(int(r[0]), int(r[1]), fts.parse_entries(r[2])) for r in rows]
+        return fts.bm25(parsed, matched, hits, self._stats(table), ctx_weight, limit)
+
+    def match_messages(
+        self, terms: list[str], scope: SearchFilters, limit: int
+    ) -> list[tuple[int, float]]:
+        """(message id, -bm25) best first for the OR of ``terms``, inside ``scope``."""
+        where, params = scope_sql.messages(scope)
+        joins = (
+            "JOIN messages m ON m.id = f.message_id JOIN sessions s ON s.id = m.session_id"
+            if where
+            else ""
+        )
+        return self._ranked("message", terms, joins, where, params, limit)
+
+    def match_chunks(
+        self, terms: list[str], scope: SearchFilters, limit: int
+    ) -> list[tuple[int, float]]:
+        where, params = scope_sql.chunks(scope)
+        joins = "JOIN memory_chunks c ON c.id = f.chunk_id JOIN memory_files mf ON mf.path = c.path"
+        return self._ranked("chunk", terms, joins, where, params, limit)
+
+    def match_plain(self, match: str, limit: int) -> list[int]:
+        """Message ids for an FTS5 OR-of-phrases expression by plain bm25 (no column
+        weights): the bare-full-text baseline the benchmarks rank against."""
+        terms = [p for p, _ in fts.fts5_phrases(match)]
+        rows = self._ranked("message", terms, "", "", [], limit, ctx_weight=1.0)
+        return [i for i, _ in rows]
+
+    def containing(self, table: Table, term: str, ids: Sequence[int]) -> list[int]:
+        """Which of ``ids`` hold ``term`` (through the index's own configuration)."""
+        matched = self._match_terms([term])[0]
+        if not matched.lexemes or not ids:
+            return []
+        name, id_col = TABLES[table]
+        rows = self._conn().execute(
+            f"SELECT {id_col} FROM {name} WHERE tsv @@ %s::tsquery AND {id_col} = ANY(%s) "
+            "ORDER BY 1",
+            (matched.tsquery(), list(ids)),
+        )
+        return [int(r[0]) for r in rows]
+
+    def hits(self, scored: list[tuple[float, Kind, int]]) -> list[SearchHit]:
+        """The ranked (score, kind, id) list as hits with their stored text, in order."""
+        conn = self._conn()
+        msg_ids = [i for _, k, i in scored if k == "message"]
+        chunk_ids = [i for _, k, i in scored if k == "chunk"]
+        msgs = {
+            int(r["id"]): r
+            for r in conn.execute(
+                "SELECT m.id, m.session_id, m.seq, m.role, m.speaker, m.created_at, m.content, "
+                "s.source FROM messages m JOIN sessions s ON s.id = m.session_id "
+                "WHERE m.id = ANY(%s)",
+                (msg_ids,),
+            )
+        }
+        chunks = {
+            int(r["id"]): r
+            for r in conn.execute(
+                "SELECT id, path, line_start, line_end, text FROM memory_chunks WHERE id = ANY(%s)",
+                (chunk_ids,),
+            )
+        }
+        hits: list[SearchHit] = []
+        for score, kind, item in scored:
+            if kind == "message" and item in msgs:
+                r = msgs[item]
+                hits.append(
+                    SearchHit(
+                        "message", score, item, session_id=r["session_id"], seq=r["seq"],
+                        role=r["role"], speaker=r["speaker"], created_at=r["created_at"],
+                        content=r["content"], source=r["source"],
+                    )
+                )  # fmt: skip
+            elif kind == "chunk" and item in chunks:
+                c = chunks[item]
+                hits.append(
+                    SearchHit(
+                        "chunk", score, item, path=c["path"], line_start=c["line_start"],
+                        line_end=c["line_end"], text=c["text"],
+                    )
+                )  # fmt: skip
+        return hits
+
+    def message_texts(self, ids: list[int]) -> dict[int, str]:
+        rows = self._conn().execute(
+            "SELECT id, content FROM messages WHERE id = ANY(%s)", (list(ids),)
+        )
+        return {int(r[0]): r[1] for r in rows}

@@ -1,0 +1,269 @@
+"""Vectors on PostgreSQL: the exact float32 blob and a pgvector copy per message and chunk.
+
+Same queue, identity and batch rules as ``storage.sqlite.vectors``. The blob
+(``v``) is what engines load (bit-identical to SQLite's); the pgvector column
+(``e``) serves ``nearest`` through an HNSW index (cosine), made for the
+identity's dimensions when an identity is claimed and dropped on ``reset``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Literal
+
+import numpy as np
+
+from kenning.embed.base import Embedder, Progress
+from kenning.storage.identity import IndexIdentity, IndexIdentityError, message_docs, recipe_changed
+from kenning.storage.postgres.connection import Conn, translate_errors, txn
+from kenning.storage.postgres.index import ROWS_WITH_PREVIOUS
+from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
+
+Kind = Literal["message", "chunk"]
+# table, id column, the search_state counter a deletion bumps (see m002/m003)
+_TABLES = {
+    "message": ("message_vectors", "message_id", "vector_deletes"),
+    "chunk": ("chunk_vectors", "chunk_id", "chunk_vector_deletes"),
+}
+
+
+def state_get(conn: Conn, key: str) -> str | None:
+    row = conn.execute("SELECT value FROM search_state WHERE key = %s", (key,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def state_set(conn: Conn, key: str, value: str) -> None:
+    conn.execute(
+        "INSERT INTO search_state (key, value) VALUES (%s, %s) "
+        "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+        (key, value),
+    )
+
+
+def literal(v: np.ndarray) -> str:
+    """A pgvector literal holding exactly these float32 values."""
+    return "[" + ",".join(repr(float(x)) for x in np.asarray(v, np.float32).tolist()) + "]"
+
+
+def _blob(v: np.ndarray) -> bytes:
+    return np.ascontiguousarray(v, dtype=np.float32).tobytes()
+
+
+def put(conn: Conn, kind: Kind, items: Sequence[tuple[int, np.ndarray]], replace: bool) -> None:
+    """Store (id, vector) pairs of ``kind``; ``replace``: an existing one is overwritten."""
+    if not items:
+        return
+    table, id_col, _ = _TABLES[kind]
+    clash = (
+        f"ON CONFLICT ({id_col}) DO UPDATE SET v = EXCLUDED.v, e = EXCLUDED.e"
+        if replace
+        else "ON CONFLICT DO NOTHING"
+    )
+    conn.execute(
+        f"""INSERT INTO {table} ({id_col}, v, e)
+            SELECT i, b, x::vector FROM unnest(%s::bigint[], %s::bytea[], %s::text[]) AS t(i, b, x)
+            {clash}""",
+        ([i for i, _ in items], [_blob(v) for _, v in items], [literal(v) for _, v in items]),
+    )
+
+
+def hnsw(conn: Conn, dims: int) -> None:
+    """The cosine HNSW indexes for ``dims``-dimensional vectors (pgvector needs the size)."""
+    for table in ("message_vectors", "chunk_vectors"):
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS {table}_hnsw_{dims} ON {table} "
+            f"USING hnsw ((e::vector({dims})) vector_cosine_ops)"
+        )
+
+
+def drop_hnsw(conn: Conn) -> None:
+    rows = conn.execute(
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND indexname LIKE '%%\\_hnsw\\_%%'"
+    ).fetchall()
+    for (name,) in rows:
+        conn.execute(f'DROP INDEX IF EXISTS "{name}"')
+
+
+@translate_errors
+class PostgresVectors:
+    def __init__(self, conn: Callable[[], Conn]) -> None:
+        self._conn = conn
+
+    # -- identity ------------------------------------------------------------
+
+    def stored_identity(self) -> IndexIdentity | None:
+        raw = state_get(self._conn(), "identity")
+        return IndexIdentity(**json.loads(raw)) if raw else None
+
+    def check_identity(self, embedder: Embedder) -> str | None:
+        stored = self.stored_identity()
+        current = IndexIdentity.of(embedder)
+        if stored is None or stored == current or recipe_changed(stored, current):
+            return None
+        return (
+            f"the stored vectors were built with {stored.describe()}, but the configured "
+            f"embedder is {current.describe()}; run `kenning index rebuild` to re-embed"
+        )
+
+    def claim_identity(self, embedder: Embedder) -> None:
+        if recipe_changed(self.stored_identity(), IndexIdentity.of(embedder)):
+            self.reset(embedder)
+            return
+        problem = self.check_identity(embedder)
+        if problem:
+            raise IndexIdentityError(problem)
+        if self.stored_identity() is None:
+            conn = self._conn()
+            with txn(conn):
+                state_set(conn, "identity", json.dumps(asdict(IndexIdentity.of(embedder))))
+                hnsw(conn, embedder.identity.dims)
+
+    def reset(self, embedder: Embedder | None) -> None:
+        conn = self._conn()
+        with txn(conn):
+            conn.execute("DELETE FROM message_vectors")
+            conn.execute("DELETE FROM chunk_vectors")
+            conn.execute("DELETE FROM search_embed_queue")
+            conn.execute(
+                "INSERT INTO search_embed_queue SELECT id FROM messages WHERE role <> 'system'"
+            )
+            conn.execute("DELETE FROM search_state WHERE key = 'identity'")
+            drop_hnsw(conn)
+            if embedder is not None:
+                state_set(conn, "identity", json.dumps(asdict(IndexIdentity.of(embedder))))
+                hnsw(conn, embedder.identity.dims)
+
+    # -- filling -------------------------------------------------------------
+
+    def _count(self, sql: str) -> int:
+        row = self._conn().execute(sql).fetchone()
+        return int(row[0]) if row else 0
+
+    def pending(self) -> int:
+        return self._count("SELECT count(*) FROM search_embed_queue")
+
+    def pending_chunks(self) -> int:
+        return self._count(
+            "SELECT count(*) FROM memory_chunks c LEFT JOIN chunk_vectors v "
+            "ON v.chunk_id = c.id WHERE v.chunk_id IS NULL"
+        )
+
+    def queued(self) -> list[int]:
+        rows = self._conn().execute("SELECT message_id FROM search_embed_queue ORDER BY 1")
+        return [int(r[0]) for r in rows]
+
+    def embed_pending(
+        self,
+        embedder: Embedder,
+        *,
+        limit: int | None = None,
+        batch: int = 64,
+        progress: Progress | None = None,
+    ) -> int:
+        self.claim_identity(embedder)
+        conn = self._conn()
+        done = 0
+        while limit is None or done < limit:
+            size = batch if limit is None else min(batch, limit - done)
+            ids = [
+                int(r[0])
+                for r in conn.execute(
+                    "SELECT message_id FROM search_embed_queue ORDER BY message_id LIMIT %s",
+                    (size,),
+                )
+            ]
+            if not ids:
+                break
+            rows = conn.execute(ROWS_WITH_PREVIOUS + " ORDER BY m.id", (ids,)).fetchall()
+            passages = [passage_text(*message_docs(r)) for r in rows]
+            vectors = (
+                embedder.embed_passages(passages) if passages else np.zeros((0, 1), np.float32)
+            )
+            with txn(conn):
+                put(
+                    conn,
+                    "message",
+                    [(int(r["id"]), v) for r, v in zip(rows, vectors, strict=True)],
+                    True,
+                )
+                conn.execute("DELETE FROM search_embed_queue WHERE message_id = ANY(%s)", (ids,))
+            done += len(ids)
+            if progress is not None:
+                progress(len(ids))
+        return done
+
+    def pending_passages(self) -> list[str]:
+        conn = self._conn()
+        ids = [
+            int(r[0]) for r in conn.execute("SELECT message_id FROM search_embed_queue ORDER BY 1")
+        ]
+        if not ids:
+            return []
+        rows = conn.execute(ROWS_WITH_PREVIOUS + " ORDER BY m.id", (ids,)).fetchall()
+        return [passage_text(*message_docs(r)) for r in rows]
+
+    def embed_chunks(self, embedder: Embedder, *, limit: int | None = None, batch: int = 32) -> int:
+        self.claim_identity(embedder)
+        conn = self._conn()
+        done = 0
+        while limit is None or done < limit:
+            size = batch if limit is None else min(batch, limit - done)
+            rows = conn.execute(
+                "SELECT c.id, c.text FROM memory_chunks c LEFT JOIN chunk_vectors v "
+                "ON v.chunk_id = c.id WHERE v.chunk_id IS NULL ORDER BY c.id LIMIT %s",
+                (size,),
+            ).fetchall()
+            if not rows:
+                break
+            vectors = embedder.embed_passages([str(r[1])[:MAX_PASSAGE_CHARS] for r in rows])
+            with txn(conn):
+                put(
+                    conn,
+                    "chunk",
+                    [(int(r[0]), v) for r, v in zip(rows, vectors, strict=True)],
+                    False,
+                )
+            done += len(rows)
+        return done
+
+    def put_messages(self, vectors: list[tuple[int, np.ndarray]]) -> None:
+        conn = self._conn()
+        with txn(conn):
+            put(conn, "message", vectors, True)
+            conn.execute(
+                "DELETE FROM search_embed_queue WHERE message_id = ANY(%s)",
+                ([i for i, _ in vectors],),
+            )
+
+    # -- reading -------------------------------------------------------------
+
+    def deletions(self, kind: Kind) -> str | None:
+        return state_get(self._conn(), _TABLES[kind][2])
+
+    def since(self, kind: Kind, after: int) -> list[tuple[int, int, bytes]]:
+        table, id_col, _ = _TABLES[kind]
+        rows = self._conn().execute(
+            f"SELECT n, {id_col}, v FROM {table} WHERE n > %s ORDER BY n", (after,)
+        )
+        return [(int(r[0]), int(r[1]), bytes(r[2])) for r in rows]
+
+    def nearest(self, kind: Kind, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """(item id, cosine) of the ``k`` nearest stored vectors: pgvector's HNSW
+        search (approximate at scale; ``ef_search`` is raised to ``k``)."""
+        if k <= 0:
+            return []
+        table, id_col, _ = _TABLES[kind]
+        dims = int(query.size)
+        conn = self._conn()
+        with txn(conn):
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(40, min(int(k), 1000))}")
+            rows = conn.execute(
+                f"""SELECT {id_col}, 1 - (e::vector({dims}) <=> %s::vector({dims})) AS cos
+                    FROM {table}
+                    ORDER BY e::vector({dims}) <=> %s::vector({dims}) LIMIT %s""",
+                (literal(query), literal(query), k),
+            ).fetchall()
+        return [(int(r[0]), float(r[1])) for r in rows]
