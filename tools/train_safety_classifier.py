@@ -45,6 +45,7 @@ CORPUS = ROOT / "tests" / "safety" / "corpus" / "corpus.jsonl"
 TRAINING = sorted((ROOT / "tests" / "safety" / "training").glob("set*.jsonl"))
 PUBLIC = Path("/work/data-cache/public.jsonl")  # built as model/README.md says
 JAILBREAK_SOURCES = ("verazuo/jailbreak_llms", "Giskard-AI/prompt-injections")
+BENIGN_PROMPTS = "deepset/prompt-injections"  # its benign train rows: ordinary chat requests
 DOCS = ["README.md", "src/kenning/prompt/templates/*.md", "src/kenning/skills/bundled/*/SKILL.md"]
 CLEAN_FILES = sorted((ROOT / "tests" / "safety").glob("test_patterns*.py"))
 BLOCK_FP = 0.005
@@ -118,14 +119,20 @@ def fit(x: csr_matrix, y: np.ndarray) -> tuple[learned.Model, TfidfTransformer]:
     return learned.Model(weights, idf, float(clf.intercept_[0]), 1.0, 1.0), tfidf
 
 
-def jailbreaks(path: Path) -> list[Row]:
+def public(path: Path) -> tuple[list[Row], list[Row]]:
+    """(the public jailbreaks, the public ordinary requests), test splits left out."""
     if not path.is_file():
         raise SystemExit(f"no {path}: build it as src/kenning/safety/model/README.md says")
-    return [
-        (r["text"], 1, "public-jailbreaks")
-        for r in _jsonl(path)
-        if r["split"] != "test" and r["source"].startswith(JAILBREAK_SOURCES)
+    rows = [r for r in _jsonl(path) if r["split"] != "test"]
+    jailbreaks = [
+        (r["text"], 1, "public-jailbreaks") for r in rows if r["source"].startswith(JAILBREAK_SOURCES)
     ]
+    requests = [
+        (r["text"], 0, "public-requests")
+        for r in rows
+        if r["source"].startswith(BENIGN_PROMPTS) and not int(r["label"])
+    ]
+    return jailbreaks, requests
 
 
 def head(name: str, rows: list[Row]) -> tuple[learned.Model, TfidfTransformer]:
@@ -155,10 +162,13 @@ def head(name: str, rows: list[Row]) -> tuple[learned.Model, TfidfTransformer]:
 
 
 def main() -> int:
-    rows = load()
+    jailbreaks, requests = public(PUBLIC)
+    # Ordinary chat requests ("How long should I train for a marathon?") are benign for both
+    # heads: without them either head takes any first-person request for an attack.
+    rows = load() + requests
     memory, _ = head("memory", rows)
     benign = [r for r in rows if r[1] == 0]
-    jailbreak, _ = head("jailbreak", benign + jailbreaks(PUBLIC))
+    jailbreak, _ = head("jailbreak", benign + jailbreaks)
     arrays: dict[str, np.ndarray] = {}
     for name, model in zip(learned.HEADS, (memory, jailbreak), strict=True):
         arrays[f"{name}_idf"] = model.idf.astype(np.float16)
