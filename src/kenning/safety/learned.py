@@ -78,7 +78,10 @@ def score(model: Model, text: str) -> float:
     """The probability-like score in [0, 1] that ``text`` is an injection."""
     if not text.strip():
         return 0.0
-    buckets, counts = features(text)
+    return _score(model, *features(text))
+
+
+def _score(model: Model, buckets: npt.NDArray[np.int64], counts: npt.NDArray[np.float64]) -> float:
     if len(buckets) == 0:
         return 0.0
     v = (1.0 + np.log(counts)) * model.idf[buckets]
@@ -118,7 +121,8 @@ def load() -> Model | None:
 def verdict(text: str) -> tuple[bool, float]:
     """(whether any head refuses ``text``, the memory head's score) — what the screen uses."""
     found = heads()
-    if not found:
+    if not found or not text.strip():
         return False, 0.0
-    scores = [score(model, text) for model in found]
+    buckets, counts = features(text)  # once for every head
+    scores = [_score(model, buckets, counts) for model in found]
     return any(s >= m.block for s, m in zip(scores, found, strict=True)), scores[0]
