@@ -1,53 +1,16 @@
-"""A search scope (``SearchFilters``) as SQL: `` AND …`` clauses and their parameters.
-
-Filters are part of the SQL on both retrievers, so rows outside the scope are
-never scored and can never leak into results.
-"""
+"""A search scope as sqlite clauses: :mod:`kenning.storage.scope` in this backend's dialect."""
 
 from __future__ import annotations
 
+from kenning.storage import scope as _scope
 from kenning.storage.query import SearchFilters
 
 
 def messages(scope: SearchFilters) -> tuple[str, list[object]]:
     """`` AND …`` clauses over ``messages m`` joined with ``sessions s``."""
-    clauses: list[str] = []
-    params: list[object] = []
-
-    def among(column: str, values: tuple[str, ...], negate: bool = False) -> None:
-        if values:
-            marks = ",".join("?" * len(values))
-            clauses.append(f"{column} {'NOT IN' if negate else 'IN'} ({marks})")
-            params.extend(values)
-
-    among("s.source", scope.sources)
-    among("m.role", scope.roles)
-    among("m.session_id", scope.session_ids)
-    among("m.session_id", scope.exclude_session_ids, negate=True)
-    if scope.exclude_live_of is not None:
-        clauses.append("NOT (m.session_id = ? AND m.active = 1)")
-        params.append(scope.exclude_live_of)
-    for column, value in (("s.workspace", scope.workspace), ("s.user_id", scope.user_id)):
-        if value is not None:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if scope.since is not None:
-        clauses.append("m.created_at >= ?")
-        params.append(scope.since)
-    if scope.until is not None:
-        clauses.append("m.created_at < ?")
-        params.append(scope.until)
-    return "".join(f" AND {c}" for c in clauses), params
+    return _scope.messages(scope, _scope.SQLITE)
 
 
 def chunks(scope: SearchFilters) -> tuple[str, list[object]]:
     """`` AND …`` clauses over ``memory_files mf`` (date range only)."""
-    clauses: list[str] = []
-    params: list[object] = []
-    if scope.since is not None:
-        clauses.append("(mf.decays = 0 OR mf.dated_at >= ?)")
-        params.append(scope.since)
-    if scope.until is not None:
-        clauses.append("(mf.decays = 0 OR mf.dated_at < ?)")
-        params.append(scope.until)
-    return "".join(f" AND {c}" for c in clauses), params
+    return _scope.chunks(scope, _scope.SQLITE)
