@@ -45,6 +45,18 @@ class IndexIdentity:
         return f"{self.embedder} ({self.dims} dims, passages {self.passage!r})"
 
 
+def identity_problem(stored: IndexIdentity | None, current: IndexIdentity) -> str | None:
+    """None when vectors of ``stored`` identity may be used (and added to) by an embedder of
+    ``current`` identity (none stored yet, the same, or an older passage recipe of the same
+    model, which re-embeds as it goes); else why not and what to do, for every backend."""
+    if stored is None or stored == current or recipe_changed(stored, current):
+        return None
+    return (
+        f"the stored vectors were built with {stored.describe()}, but the configured "
+        f"embedder is {current.describe()}; run `kenning index rebuild` to re-embed"
+    )
+
+
 def recipe_changed(stored: IndexIdentity | None, current: IndexIdentity) -> bool:
     return (
         stored is not None

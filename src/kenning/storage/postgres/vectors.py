@@ -16,7 +16,13 @@ from typing import Literal
 import numpy as np
 
 from kenning.embed.base import Embedder, Progress
-from kenning.storage.identity import IndexIdentity, IndexIdentityError, message_docs, recipe_changed
+from kenning.storage.identity import (
+    IndexIdentity,
+    IndexIdentityError,
+    identity_problem,
+    message_docs,
+    recipe_changed,
+)
 from kenning.storage.postgres.connection import Conn, translate_errors, txn
 from kenning.storage.postgres.index import ROWS_WITH_PREVIOUS
 from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
@@ -99,14 +105,7 @@ class PostgresVectors:
         return IndexIdentity(**json.loads(raw)) if raw else None
 
     def check_identity(self, embedder: Embedder) -> str | None:
-        stored = self.stored_identity()
-        current = IndexIdentity.of(embedder)
-        if stored is None or stored == current or recipe_changed(stored, current):
-            return None
-        return (
-            f"the stored vectors were built with {stored.describe()}, but the configured "
-            f"embedder is {current.describe()}; run `kenning index rebuild` to re-embed"
-        )
+        return identity_problem(self.stored_identity(), IndexIdentity.of(embedder))
 
     def claim_identity(self, embedder: Embedder) -> None:
         if recipe_changed(self.stored_identity(), IndexIdentity.of(embedder)):

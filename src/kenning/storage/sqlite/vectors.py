@@ -18,7 +18,13 @@ from typing import Literal
 import numpy as np
 
 from kenning.embed.base import Embedder, Progress
-from kenning.storage.identity import IndexIdentity, IndexIdentityError, message_docs, recipe_changed
+from kenning.storage.identity import (
+    IndexIdentity,
+    IndexIdentityError,
+    identity_problem,
+    message_docs,
+    recipe_changed,
+)
 from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
 from kenning.storage.sqlite.index import ROWS_WITH_PREVIOUS
 from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
@@ -57,14 +63,7 @@ class SqliteVectors:
 
     def check_identity(self, embedder: Embedder) -> str | None:
         """None when ``embedder`` may use (and add to) the stored vectors, else why not."""
-        stored = self.stored_identity()
-        current = IndexIdentity.of(embedder)
-        if stored is None or stored == current or recipe_changed(stored, current):
-            return None
-        return (
-            f"the stored vectors were built with {stored.describe()}, but the configured "
-            f"embedder is {current.describe()}; run `kenning index rebuild` to re-embed"
-        )
+        return identity_problem(self.stored_identity(), IndexIdentity.of(embedder))
 
     def claim_identity(self, embedder: Embedder) -> None:
         """Record ``embedder`` as the vectors' identity, or raise if another one owns them.
