@@ -269,8 +269,14 @@ def summary_body(text: str) -> str:
     return body.split(SUMMARY_CLOSE, 1)[0].strip()
 
 
-def framed(body: str, *, first_seq: int, last_seq: int, cycle: int) -> str:
-    """The summary as the model sees it: reference material, with where the details are."""
+def framed(
+    body: str, *, first_seq: int, last_seq: int, cycle: int, notes: Sequence[str] = ()
+) -> str:
+    """The summary as the model sees it: reference material, with where the details are.
+
+    ``notes`` (facts from outside the transcript, such as the variables a Python
+    kernel keeps) go after the body, inside the frame."""
+    extra = "".join(f"\n\n{note.strip()}" for note in notes if note.strip())
     return (
         f"{SUMMARY_OPEN}\n"
         f"Messages #{first_seq}–#{last_seq} of this session were compacted into this summary "
@@ -278,7 +284,7 @@ def framed(body: str, *, first_seq: int, last_seq: int, cycle: int) -> str:
         "disagrees with a later message, the latest user message wins, and your memory files "
         "are authoritative. Every original message stays in the archive: use session_search "
         "for exact details (commands, outputs, wording).\n\n"
-        f"{body.strip()}\n"
+        f"{body.strip()}{extra}\n"
         f"{SUMMARY_CLOSE}"
     )
 
