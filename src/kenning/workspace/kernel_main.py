@@ -39,6 +39,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import types
@@ -386,13 +387,34 @@ def _type_name(value: Any) -> str:
 
 
 def _mib(n: int) -> str:
+    if n < 1 << 20:
+        return f"{n / 1024:.1f} KiB"
     return f"{n / (1 << 20):.1f} MiB"
 
 
 # -- the main loop --------------------------------------------------------------------------
 
 
+def watch_parent(interval_s: float = 0.5) -> None:
+    """Exit as soon as the parent is gone, even in the middle of a cell.
+
+    End of file on the commands only reaches an idle kernel; a cell still
+    running when Kenning is SIGKILLed must not finish and snapshot a state
+    nobody saw (the promise: a crash loses at most the running cell).
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(interval_s)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="kenning-parent-watch", daemon=True).start()
+
+
 def main(argv: list[str]) -> int:
+    watch_parent()
     cmd_fd, event_fd = int(argv[1]), int(argv[2])
     state_dir = argv[3]
     limits = json.loads(argv[4])
