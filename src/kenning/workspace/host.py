@@ -16,7 +16,9 @@ import concurrent.futures
 import time
 from typing import TYPE_CHECKING, Any
 
+from kenning.memory.memory_get import MemoryGetError
 from kenning.tools.base import ToolContext, ToolError
+from kenning.tools.memory_tools import memory_reader
 from kenning.tools.paths import check_read, display, looks_binary, missing
 from kenning.workspace.kernel import HostRefused
 
@@ -58,17 +60,13 @@ class HostApi:
         sessions = data.get("sessions") if isinstance(data, dict) else None
         return list(sessions or [])
 
-    async def _memory_search(self, query: str, limit: int = 10) -> Any:
+    async def _memory_search(self, query: str, limit: int = 10) -> list[Any]:
         data = await self._tool("memory_search", {"query": query, "limit": limit})
-        if isinstance(data, dict):
-            return data.get("results", data.get("hits", data))
-        return data
+        passages = data.get("passages") if isinstance(data, dict) else None
+        return list(passages or [])
 
-    async def _memory(self, path: str = "MEMORY.md") -> Any:
-        data = await self._tool("memory_get", {"path": path})
-        if isinstance(data, dict):
-            return data.get("text", data.get("content", data))
-        return data
+    async def _memory(self, path: str = "memories/MEMORY.md") -> str:
+        return await asyncio.to_thread(self._memory_text, path)
 
     async def _read(self, path: str) -> str:
         return await asyncio.to_thread(self._read_text, path)
@@ -111,6 +109,17 @@ class HostApi:
         if not result.ok:
             raise HostRefused(result.text)
         return result.data if result.data is not None else result.text
+
+    def _memory_text(self, raw: str) -> str:
+        """The whole file, unnumbered (memory_get shows numbered lines for the context)."""
+        reader = memory_reader(self.ctx.home)
+        try:
+            path = reader.resolve(raw)
+        except MemoryGetError as exc:
+            raise HostRefused(str(exc)) from None
+        if not path.is_file():
+            raise HostRefused(f"{raw} does not exist (yet)")
+        return path.read_text(encoding="utf-8", errors="replace")
 
     def _read_text(self, raw: str) -> str:
         target = self.ctx.resolve(raw)

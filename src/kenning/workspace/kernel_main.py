@@ -148,8 +148,8 @@ class Host:
         """Archive hits for ``query`` (past sessions), as a list of dicts."""
         return list(self._call("search", query=query, limit=limit) or [])
 
-    def memory(self, path: str = "MEMORY.md") -> str:
-        """The text of a memory file (MEMORY.md, USER.md, a journal day …)."""
+    def memory(self, path: str = "memories/MEMORY.md") -> str:
+        """The text of a memory file (memories/MEMORY.md, memories/USER.md, memory/DAY.md …)."""
         return str(self._call("memory", path=path))
 
     def memory_search(self, query: str, limit: int = 10) -> list[dict[str, Any]]:
