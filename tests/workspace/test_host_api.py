@@ -47,7 +47,8 @@ def test_search_returns_archive_hits_inside_the_kernel(tmp_path: Path) -> None:
     earlier = Home.open().archive.sessions(limit=1)[0].id
     cell = (
         "hits = kenning.search('nightly deploy bastion')\n"
-        "found = [m['content'] for s in hits for m in s['messages'] if 'bastion-7' in m['content']]\n"
+        "found = [m['content'] for s in hits for m in s['messages']"
+        " if 'bastion-7' in m['content']]\n"
         "print(len(hits), 'session(s)')\n"
         "hits[0]['session_id'], found[0]"
     )
