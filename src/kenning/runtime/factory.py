@@ -70,8 +70,12 @@ def open_session(
     approve: Approver | None = None,
     task: str | None = None,
     settings: AgentSettings | None = None,
+    review: bool = True,
 ) -> AgentSession:
     """A new session, or ``resume`` / the latest of ``source`` (``continue_last``).
+
+    ``review=False`` leaves out the background review (a goal run that keeps what
+    it learns with the session).
 
     ``model`` may be a ``Model`` (tests), a model string, or None for
     ``[model] default`` — which raises ``ModelNotConfigured`` with the how-to.
@@ -108,7 +112,8 @@ def open_session(
             approve=approve,
         )
     session.memory_providers = memory
-    install_review(session)  # the background review, on turn_end (kenning.learning)
+    if review:
+        install_review(session)  # the background review, on turn_end (kenning.learning)
     engine = ContextEngine.from_home(home)
     # After a compaction the model is told which variables its kernel still holds.
     engine.summary_notes.append(lambda compacted: workspaces.note(compacted.session_id))
