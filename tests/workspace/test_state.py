@@ -214,3 +214,14 @@ def test_a_failed_cell_does_not_snapshot(spaces: Workspaces) -> None:
     # The snapshot is of the last successful cell; the live kernel had value = 2.
     assert "Out: 1" in restarted.text
     assert os.path.exists(spaces.state_dir("s1") / "snapshot")
+
+
+def test_a_cell_that_changes_nothing_does_not_rewrite_the_snapshot(spaces: Workspaces) -> None:
+    assert call(spaces, "data = list(range(100))").ok
+    path = spaces.state_dir("s1") / "snapshot"
+    before = path.stat().st_ino
+    assert "Out: 100" in call(spaces, "len(data)").text
+    assert path.stat().st_ino == before  # not replaced
+    assert call(spaces, "data.append(1)").ok
+    assert path.stat().st_ino != before  # a change is written (a new file renamed over)
+    assert "Out: 101" in call(spaces, "len(data)", restart=True).text

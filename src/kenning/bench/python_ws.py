@@ -7,8 +7,9 @@ parent minus the kernel's own ``exec`` time; the snapshot after the cell is
 part of the overhead and also reported on its own).
 
 Snapshot sizes are made of NumPy float arrays of at most 10 MB each (the
-per-variable limit is 16 MiB), so 100 MB is ten variables; the restore is a
-fresh kernel loading that snapshot.
+per-variable limit is 16 MiB), so 100 MB is ten variables; "unchanged" is
+the next cell's snapshot when it changed nothing (serialised and hashed, not
+rewritten); the restore is a fresh kernel loading that snapshot.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ def _snapshot(state: Path, size_mb: int) -> dict[str, Any]:
     )
     try:
         result = kernel.execute(code, 600)
+        unchanged = kernel.execute("len(block_0)", 600)  # a look: nothing to rewrite
     finally:
         kernel.close()
     restore = Kernel(state, state.parent)
@@ -114,6 +116,7 @@ def _snapshot(state: Path, size_mb: int) -> dict[str, Any]:
         "variables": chunks,
         "snapshot_ms": round(result.snapshot_s * 1000, 1),
         "snapshot_bytes": result.snapshot_bytes,
+        "unchanged_ms": round(unchanged.snapshot_s * 1000, 1),
         "skipped": sorted(result.skipped),
         "restore_ms": round(ready.seconds * 1000, 1),
         "restored": sorted(ready.restored),
@@ -132,11 +135,13 @@ def table(report: dict[str, Any]) -> str:
         f"  of which snapshot p50 {cell['snapshot_ms']['p50']:.2f} ms   p95 "
         f"{cell['snapshot_ms']['p95']:.2f} ms",
         "",
-        f"{'variables':<12}{'count':>6}{'snapshot ms':>14}{'size MB':>10}{'restore ms':>13}",
+        f"{'variables':<12}{'count':>6}{'snapshot ms':>14}{'unchanged ms':>14}{'size MB':>10}"
+        f"{'restore ms':>13}",
     ]
     for snap in report["snapshots"]:
         lines.append(
             f"{snap['size_mb']:>5} MB     {snap['variables']:>6}{snap['snapshot_ms']:>14.1f}"
+            f"{snap['unchanged_ms']:>14.1f}"
             f"{snap['snapshot_bytes'] / MB:>10.1f}{snap['restore_ms']:>13.1f}"
             + (f"   skipped: {', '.join(snap['skipped'])}" if snap["skipped"] else "")
         )

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import hashlib
 import io
 import json
 import linecache
@@ -269,6 +270,9 @@ def user_variables() -> dict[str, Any]:
     }
 
 
+_written: dict[str, bytes] = {}  # snapshot path -> digest of what this kernel last wrote there
+
+
 def snapshot(state_dir: str, total_limit: int, var_limit: int) -> dict[str, Any]:
     """Write every variable that can be saved; what was saved and what was skipped, and why."""
     header: dict[str, Any] = {"version": VERSION, "serialiser": SERIALISER}
@@ -301,6 +305,15 @@ def snapshot(state_dir: str, total_limit: int, var_limit: int) -> dict[str, Any]
         offset += len(blob)
     header.update(vars=saved, modules=modules, skipped=skipped)
     target = os.path.join(state_dir, SNAPSHOT)
+    sizes = {name: int(info["bytes"]) for name, info in saved.items()}
+    result = {"saved": len(saved), "bytes": offset, "skipped": skipped, "sizes": sizes}
+    # A cell that changed nothing (a look at the data) must not pay for rewriting it:
+    # writing and fsyncing costs more than hashing what was serialised.
+    digest = hashlib.blake2b(json.dumps(header).encode(), digest_size=16)
+    for blob in blobs:
+        digest.update(blob)
+    if digest.digest() == _written.get(target) and os.path.exists(target):
+        return result
     fd, tmp = tempfile.mkstemp(prefix=f".{SNAPSHOT}.", suffix=".tmp", dir=state_dir)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -319,8 +332,8 @@ def snapshot(state_dir: str, total_limit: int, var_limit: int) -> dict[str, Any]
         os.fsync(dir_fd)  # the rename itself survives a power cut
     finally:
         os.close(dir_fd)
-    sizes = {name: int(info["bytes"]) for name, info in saved.items()}
-    return {"saved": len(saved), "bytes": offset, "skipped": skipped, "sizes": sizes}
+    _written[target] = digest.digest()
+    return result
 
 
 def restore(state_dir: str) -> dict[str, Any]:
