@@ -39,6 +39,9 @@ from kenning.prompt import template
 
 SUMMARY_OPEN = "[CONTEXT SUMMARY — REFERENCE ONLY]"
 SUMMARY_CLOSE = "[END OF CONTEXT SUMMARY]"
+# Before the notes a summary carries from outside the transcript: they describe
+# the present (the kernel's variables), so the next summary is not fed them.
+NOTES_MARK = "[NOW, OUTSIDE THE TRANSCRIPT]"
 # How much of each message the summariser reads (the archive keeps the rest).
 USER_CHARS = 4_000
 ASSISTANT_CHARS = 3_000
@@ -266,7 +269,7 @@ def summary_body(text: str) -> str:
     if SUMMARY_OPEN in body:
         body = body.split(SUMMARY_OPEN, 1)[1]
         body = body.split("\n\n", 1)[1] if "\n\n" in body else body
-    return body.split(SUMMARY_CLOSE, 1)[0].strip()
+    return body.split(SUMMARY_CLOSE, 1)[0].split(NOTES_MARK, 1)[0].strip()
 
 
 def framed(
@@ -276,7 +279,8 @@ def framed(
 
     ``notes`` (facts from outside the transcript, such as the variables a Python
     kernel keeps) go after the body, inside the frame."""
-    extra = "".join(f"\n\n{note.strip()}" for note in notes if note.strip())
+    kept = [note.strip() for note in notes if note.strip()]
+    extra = f"\n\n{NOTES_MARK}\n" + "\n\n".join(kept) if kept else ""
     return (
         f"{SUMMARY_OPEN}\n"
         f"Messages #{first_seq}–#{last_seq} of this session were compacted into this summary "
