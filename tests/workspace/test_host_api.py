@@ -105,3 +105,13 @@ def test_delegate_returns_the_subagents_answer_as_a_value(tmp_path: Path) -> Non
     assert any("count the files" in str(m.get("content")) for m in subagent)
     sources = {s.source for s in Home.open().archive.sessions(limit=5)}
     assert "subagent" in sources
+
+
+def test_a_large_write_crosses_the_channel_whole(tmp_path: Path) -> None:
+    cell = "big = 'line of text\\n' * 300_000\nkenning.write('big.txt', big)\nlen(big)"
+    with OpenAIServer([tool_call("python", code=cell), "ok"]) as server:
+        result = kenning_run(server, tmp_path, "write a big file")
+        results = tool_results(server)
+    assert result.exit_code == 0, result.output
+    assert "Out: 3900000" in results[0]
+    assert (tmp_path / "big.txt").read_text() == "line of text\n" * 300_000

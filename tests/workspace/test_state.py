@@ -225,3 +225,9 @@ def test_a_cell_that_changes_nothing_does_not_rewrite_the_snapshot(spaces: Works
     assert call(spaces, "data.append(1)").ok
     assert path.stat().st_ino != before  # a change is written (a new file renamed over)
     assert "Out: 101" in call(spaces, "len(data)", restart=True).text
+
+
+def test_a_restart_alone_reports_what_came_back(spaces: Workspaces) -> None:
+    assert call(spaces, "kept = 3").ok
+    restarted = call(spaces, "", restart=True)
+    assert restarted.ok and "restored from the snapshot: kept" in restarted.text

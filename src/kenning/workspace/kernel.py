@@ -116,7 +116,7 @@ class Kernel:
         self._proc: subprocess.Popen[bytes] | None = None
         self._cmd_fd = -1
         self._event_fd = -1
-        self._buffer = b""
+        self._buffer = bytearray()  # event bytes read but not yet parsed
         self._lock = threading.Lock()  # one cell at a time, whatever the caller does
 
     @property
@@ -158,7 +158,7 @@ class Kernel:
         finally:
             os.close(cmd_r)
             os.close(event_w)
-        self._cmd_fd, self._event_fd, self._buffer = cmd_w, event_r, b""
+        self._cmd_fd, self._event_fd, self._buffer = cmd_w, event_r, bytearray()
         try:
             ready = self._next_event(START_TIMEOUT_S)
         except KernelError:
@@ -309,17 +309,20 @@ class Kernel:
     def _next_event(self, wait_s: float) -> dict[str, Any] | None:
         """The next event, None if none came within ``wait_s``; KernelError at end of file."""
         until = time.monotonic() + wait_s
-        while b"\n" not in self._buffer:
+        searched = 0  # a big message (a host write) is scanned once, not once per chunk
+        while (end := self._buffer.find(b"\n", searched)) < 0:
+            searched = len(self._buffer)
             left = until - time.monotonic()
             if left <= 0:
                 return None
             ready, _, _ = select.select([self._event_fd], [], [], left)
             if not ready:
                 return None
-            chunk = os.read(self._event_fd, 1 << 16)
+            chunk = os.read(self._event_fd, 1 << 20)
             if not chunk:
                 raise KernelError("the kernel process exited")
             self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
+        line = bytes(self._buffer[:end])
+        del self._buffer[: end + 1]
         message = json.loads(line)
         return message if isinstance(message, dict) else {}

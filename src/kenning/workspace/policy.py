@@ -24,6 +24,8 @@ from collections.abc import Sequence
 
 from kenning.tools.shell_policy import Decision, dangers
 
+__all__ = ["Decision", "decide", "not_allowed"]
+
 DYNAMIC = frozenset({"exec", "eval", "compile", "__import__", "breakpoint"})
 READ_MODES = frozenset({"r", "rb", "rt", "br", "tr"})
 

@@ -160,7 +160,9 @@ def python_tool(workspaces: Workspaces) -> Tool:
         """
         agent = ctx.home.config.agent
         decision = policy.decide(code, agent.python_approval, agent.python_allow)
-        if decision.action == "refuse" and not (restart and not code.strip()):
+        if restart and not code.strip() and agent.python_approval != "never":
+            decision = policy.Decision("run", "")  # a restart alone runs no new code
+        if decision.action == "refuse":
             raise ToolError(
                 f"the code was not run: {decision.reason}.",
                 "do the work with the other tools, or tell the user. They can allow Python "
