@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -10,6 +14,7 @@ from kenning.cli import cli
 from kenning.home import Home
 from kenning.testing.models import tool_call
 from kenning.testing.wire import OpenAIServer
+from kenning.testing.wire.script import Delay
 
 SETTINGS = (
     "--set",
@@ -115,3 +120,42 @@ def test_a_large_write_crosses_the_channel_whole(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "Out: 3900000" in results[0]
     assert (tmp_path / "big.txt").read_text() == "line of text\n" * 300_000
+
+
+def test_ctrl_c_during_a_delegation_from_a_cell_ends_the_run_promptly(tmp_path: Path) -> None:
+    cell = "answer = kenning.delegate('take your time')"
+    script = [tool_call("python", code=cell), Delay(60, "too late")]
+    with OpenAIServer(script) as server:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "kenning",
+                "--set",
+                f"model.base_url={server.base_url}",
+                *SETTINGS,
+                "run",
+                "-m",
+                "m",
+                "--cwd",
+                str(tmp_path),
+                "delegate",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            deadline = time.monotonic() + 30
+            while len(server.requests) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)  # the subagent's request is waiting on the server
+            assert len(server.requests) >= 2
+            time.sleep(0.3)
+            interrupted = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=30)
+            took = time.monotonic() - interrupted
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 130, err
+    assert took < 6, f"took {took:.1f} s to stop"

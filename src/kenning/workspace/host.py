@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import threading
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,7 @@ from kenning.memory.memory_get import MemoryGetError
 from kenning.tools.base import ToolContext, ToolError
 from kenning.tools.memory_tools import memory_reader
 from kenning.tools.paths import check_read, display, looks_binary, missing
-from kenning.workspace.kernel import HostRefused
+from kenning.workspace.kernel import POLL_S, HostRefused
 
 if TYPE_CHECKING:
     from kenning.agent.loop import AgentSession
@@ -29,29 +30,40 @@ READ_MAX_BYTES = 64 << 20  # a value in the kernel, not the context: generous, s
 
 
 class HostApi:
-    def __init__(self, ctx: ToolContext, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        ctx: ToolContext,
+        loop: asyncio.AbstractEventLoop,
+        cancel: threading.Event | None = None,
+    ) -> None:
         self.ctx = ctx
         self.loop = loop
+        self.cancel = cancel or threading.Event()  # set when the cell is being interrupted
         self.calls = 0
 
     def serve(self, method: str, args: dict[str, Any], deadline: float) -> Any:
-        """Run one request on the loop and wait for it, at most until the cell's deadline."""
+        """Run one request on the loop and wait for it, until the cell's deadline or interrupt."""
         handler = getattr(self, f"_{method}", None)
         if method.startswith("_") or handler is None:
             raise HostRefused(f"unknown host method {method!r}")
         self.calls += 1
         future = asyncio.run_coroutine_threadsafe(handler(**args), self.loop)
-        try:
-            return future.result(timeout=max(0.0, deadline - time.monotonic()))
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise HostRefused(
-                f"kenning.{method} did not finish before the cell's timeout"
-            ) from None
-        except ToolError as exc:
-            raise HostRefused(exc.message) from None
-        except TypeError as exc:  # wrong arguments from the cell
-            raise HostRefused(f"kenning.{method}: {exc}") from None
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                return future.result(timeout=max(0.0, min(POLL_S, left)))
+            except concurrent.futures.TimeoutError:
+                if left > POLL_S and not self.cancel.is_set():
+                    continue
+                future.cancel()  # a subagent mid-run is cancelled like any interrupted turn
+                why = "was interrupted" if self.cancel.is_set() else "passed the cell's timeout"
+                raise HostRefused(f"kenning.{method} {why}") from None
+            except concurrent.futures.CancelledError:
+                raise HostRefused(f"kenning.{method} was cancelled") from None
+            except ToolError as exc:
+                raise HostRefused(exc.message) from None
+            except TypeError as exc:  # wrong arguments from the cell
+                raise HostRefused(f"kenning.{method}: {exc}") from None
 
     # -- the methods (each is kenning.<name> in the kernel) -------------------------------
 

@@ -120,8 +120,8 @@ class Workspaces:
             space.skipped = dict(ready.skipped)
         if not code.strip():
             return ToolResult(_restored_text(ready) or "The kernel is running.")
-        host = HostApi(ctx, asyncio.get_running_loop())
         cancel = threading.Event()
+        host = HostApi(ctx, asyncio.get_running_loop(), cancel)
         cell = asyncio.ensure_future(
             asyncio.to_thread(kernel.execute, code, timeout_s, host.serve, cancel)
         )
