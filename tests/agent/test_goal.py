@@ -189,3 +189,18 @@ def test_the_global_scope_keeps_the_usual_review(tmp_path: Path, scope: str) -> 
     assert result.exit_code == 10, result.output
     sid, _ = stored_goal()
     assert not (Home.open().root / "goals" / f"{sid}.md").exists()
+
+
+def test_a_budget_stopped_goal_goes_on_when_resumed_with_a_larger_budget(tmp_path: Path) -> None:
+    check = ("--check", "test -f done.txt")
+    with OpenAIServer([write("a.txt"), "step 1"]) as server:
+        first = goal_run(server, tmp_path, "--goal", "make done.txt", *check, "--max-turns", "1")
+    assert first.exit_code == EXIT_CODES["stopped: budget"]
+    sid, _ = stored_goal()
+    with OpenAIServer([write("done.txt"), "done"]) as server:
+        again = goal_run(server, tmp_path, "--resume", sid, "--max-turns", "2")
+    assert again.exit_code == 0, again.output
+    assert stored_goal(sid)[1].turns == 2
+    # Finished for good: resuming without a task is now an ordinary run, which needs one.
+    done = CliRunner().invoke(cli, ["run", "--resume", sid])
+    assert done.exit_code == 2 and 'kenning run "TASK"' in done.output

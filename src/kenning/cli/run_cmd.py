@@ -115,7 +115,7 @@ def run_command(
     more_budget = max_turns or max_tokens or max_time
     if stored_goal is not None and stored_goal.status == goals.STOPPED_BUDGET and more_budget:
         stored_goal.status = goals.RUNNING  # a larger budget lets a stopped goal go on
-    if goal is None and stored_goal is None:
+    if goal is None and (stored_goal is None or stored_goal.finished):
         if goal_options:
             raise click.UsageError("--check and the --max-… budgets go with --goal.")
         if not task:
