@@ -17,6 +17,7 @@ import asyncio
 from dataclasses import replace
 
 from kenning import clock
+from kenning.agent.events import TurnEnded
 from kenning.agent.loop import AgentSession
 from kenning.prompt.rules import load_rules, render_rules
 from kenning.prompt.system import DEFAULT_IDENTITY, environment_block
@@ -24,7 +25,7 @@ from kenning.tools.base import Access, Tool, ToolContext, ToolError
 
 # Tools a subagent never gets: no recursion, no durable writes to the
 # parent's memory layers (it can still read them).
-WITHHELD = frozenset({"delegate_task", "skill_manage"})
+WITHHELD = frozenset({"delegate_task", "skill_manage", "python"})
 # A conservative characters-per-token ratio for cutting the answer (CJK text
 # runs near 1 char/token, so this errs on the side of a shorter answer).
 CHARS_PER_TOKEN = 3
@@ -59,6 +60,27 @@ async def delegate_task(goal: str, ctx: ToolContext, background: str = "") -> st
         raise ToolError("a subagent cannot delegate further", "do the task yourself")
     if not goal.strip():
         raise ToolError("the goal is empty", "say what the subagent must achieve")
+    child_id, message, ended = await run_subagent(parent, goal, background)
+    if parent.memory_providers is not None:  # the subagent itself consults no provider
+        result = ended.answer if ended.reason == "final" else ended.error or ended.reason
+        parent.memory_providers.delegated(message, result, child_session_id=child_id)
+    return _report(
+        child_id,
+        ended.reason,
+        ended.iterations,
+        ended.answer,
+        ended.error,
+        _answer_budget(parent),
+    )
+
+
+async def run_subagent(
+    parent: AgentSession, goal: str, background: str = ""
+) -> tuple[str, str, TurnEnded]:
+    """Run one subagent to its end: its session id, the message it got, how it ended.
+
+    Shared by ``delegate_task`` and the Python workspace's ``kenning.delegate``.
+    """
     agent_cfg = parent.home.config.agent
     gate = parent.extras.setdefault(
         "subagent_gate", asyncio.Semaphore(max(1, agent_cfg.subagent_max_concurrent))
@@ -89,17 +111,7 @@ async def delegate_task(goal: str, ctx: ToolContext, background: str = "") -> st
             message += f"\n\n## Background\n{background.strip()}"
         ended = await child.run(message)
         await child.close(f"subagent {ended.reason}")
-    if parent.memory_providers is not None:  # the subagent itself consults no provider
-        result = ended.answer if ended.reason == "final" else ended.error or ended.reason
-        parent.memory_providers.delegated(message, result, child_session_id=child.session_id)
-    return _report(
-        child.session_id,
-        ended.reason,
-        ended.iterations,
-        ended.answer,
-        ended.error,
-        _answer_budget(parent),
-    )
+    return child.session_id, message, ended
 
 
 def _subagent_prompt(parent: AgentSession) -> str:

@@ -543,3 +543,34 @@ def bench_safety(
         click.echo(f"\nwrites refused for other reasons: {errors}")
     for miss in missed or []:
         click.echo(f"  miss {miss['id']} on {','.join(miss['channels'])}: {miss['text']!r}")
+
+
+@bench.command("python")
+@click.option("--cells", default=200, show_default=True, help="Cells timed for the overhead.")
+@click.option(
+    "--sizes",
+    default="10,100",
+    show_default=True,
+    help="Snapshot sizes to time, in MB of variables (comma-separated).",
+)
+@json_option
+def bench_python(cells: int, sizes: str, as_json: bool) -> None:
+    """The python tool's kernel: start time, per-cell overhead, snapshot time and size.
+
+    The overhead excludes user code (the kernel's own exec time) and includes
+    the snapshot after each cell; kernel start is shown beside a bare
+    `python -c pass` on this machine.
+    """
+    from kenning.bench import python_ws
+
+    if cells < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--cells")
+    try:
+        chosen = [int(part) for part in sizes.split(",") if part.strip()]
+    except ValueError:
+        raise click.BadParameter("use MB numbers, e.g. 10,100", param_hint="--sizes") from None
+    if any(size < 1 for size in chosen):
+        raise click.BadParameter("each size must be at least 1 MB", param_hint="--sizes")
+    with click.progressbar(length=3, label="measuring", file=sys.stderr) as bar:
+        report = python_ws.run(cells, chosen, progress=bar.update)
+    emit(report, python_ws.table, as_json)

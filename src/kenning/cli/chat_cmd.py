@@ -43,6 +43,7 @@ HELP = """\
 /skills           the skills index
 /model [MODEL]    show or switch the model
 /review           look back now and keep what will help (memory, skills)
+/goal GOAL [--check CMD]  work on GOAL in turns until done (see kenning run --goal)
 /compact          summarise the older part of this session now (it stays searchable)
 /help             this list
 /exit             leave (Ctrl-D works too)"""
@@ -72,6 +73,7 @@ class ChatApp:
             "/model": self.cmd_model,
             "/compact": self.cmd_compact,
             "/review": self.cmd_review,
+            "/goal": self.cmd_goal,
             "/help": self.cmd_help,
             "/exit": self.cmd_exit,
             "/quit": self.cmd_exit,
@@ -185,6 +187,12 @@ class ChatApp:
         return answer.strip().lower() in {"y", "yes"}
 
     # -- slash commands (return False to leave) -----------------------------
+
+    async def cmd_goal(self, arg: str) -> bool:
+        from kenning.cli.goal_chat import chat_goal  # goal mode lives outside the chat loop
+
+        await chat_goal(self.session, self.console, arg)
+        return True
 
     async def cmd_new(self, _: str) -> bool:
         await self.leave(self.session, "new_session")

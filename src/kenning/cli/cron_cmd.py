@@ -52,6 +52,13 @@ def cron() -> None:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="Working directory for the job's tools (default: the home).",
 )
+@click.option(
+    "--goal", "is_goal", is_flag=True, help="TASK is a goal: each run continues it until done."
+)
+@click.option("--check", metavar="CMD", help="With --goal: the goal is done when CMD exits 0.")
+@click.option(
+    "--max-turns", type=click.IntRange(min=1), help="With --goal: turns per run (default config)."
+)
 @pass_state
 def add(
     state: CliState,
@@ -61,12 +68,19 @@ def add(
     model: str | None,
     output: Path | None,
     cwd: Path | None,
+    is_goal: bool,
+    check: str | None,
+    max_turns: int | None,
 ) -> None:
     """Add a job that runs TASK on SCHEDULE, e.g. `cron add "daily 08:00" "Summarise my inbox"`.
 
     SCHEDULE is `every 30m`, `every 2h`, `hourly`, `daily 03:00`, `weekly sun 04:00`
-    or a five-field cron expression, in local time.
+    or a five-field cron expression, in local time. With --goal, TASK is a goal
+    (as in `kenning run --goal`): each run works on it for up to --max-turns
+    turns, and the next run continues it until --check passes or it is done.
     """
+    if (check or max_turns) and not is_goal:
+        raise click.UsageError("--check and --max-turns go with --goal.")
     store = JobStore(state.home())
     job = Job(
         name=name or _slug(task),
@@ -76,6 +90,9 @@ def add(
         output=str(output.resolve()) if output else "",
         cwd=str(cwd.resolve()) if cwd else "",
         created_at=clock.local().isoformat(timespec="seconds"),
+        goal=is_goal,
+        check=(check or "").strip(),
+        max_turns=max_turns or 0,
     )
     try:
         store.add(job)

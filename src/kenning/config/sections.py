@@ -216,6 +216,47 @@ class AgentConfig:
         "git show",
     )
     shell_timeout_s: float = number(120.0, POSITIVE)
+    # python (the persistent workspace kernel): the same choices as shell_approval.
+    # "allowlist" runs a cell without asking when it imports only modules listed
+    # in python_allow, opens no file for writing, runs no exec/eval/__import__,
+    # and the threat scanner finds nothing dangerous; other cells are asked.
+    python_approval: str = choice("ask", "ask", "allowlist", "never")
+    python_allow: tuple[str, ...] = (
+        "math",
+        "statistics",
+        "json",
+        "re",
+        "collections",
+        "itertools",
+        "functools",
+        "operator",
+        "datetime",
+        "decimal",
+        "fractions",
+        "random",
+        "string",
+        "textwrap",
+        "difflib",
+        "csv",
+        "dataclasses",
+        "typing",
+        "heapq",
+        "bisect",
+        "pprint",
+        "unicodedata",
+        "numpy",
+    )
+    # Seconds a cell may run before it is interrupted (the model may pass less or more).
+    python_timeout_s: float = number(120.0, POSITIVE)
+    # Goal mode (`kenning run --goal`): the default turn budget, how many turns in a
+    # row without a tool effect stop the run, and how long the check may take.
+    goal_max_turns: int = number(10, AT_LEAST_ONE)
+    goal_idle_turns: int = number(3, AT_LEAST_ONE)
+    goal_check_timeout_s: float = number(600.0, POSITIVE)
+    # What a goal run learns: "session" (default) keeps it with the session — its
+    # notes and outcome are committed as goals/<session>.md and the background
+    # review does not run; "global" lets the usual review write memory and skills.
+    goal_review_scope: str = choice("session", "session", "global")
     # Subagents: how many at once and their own iteration cap.
     subagent_max_concurrent: int = number(3, AT_LEAST_ONE)
     subagent_max_iterations: int = number(30, AT_LEAST_ONE)

@@ -39,6 +39,9 @@ from kenning.prompt import template
 
 SUMMARY_OPEN = "[CONTEXT SUMMARY — REFERENCE ONLY]"
 SUMMARY_CLOSE = "[END OF CONTEXT SUMMARY]"
+# Before the notes a summary carries from outside the transcript: they describe
+# the present (the kernel's variables), so the next summary is not fed them.
+NOTES_MARK = "[NOW, OUTSIDE THE TRANSCRIPT]"
 # How much of each message the summariser reads (the archive keeps the rest).
 USER_CHARS = 4_000
 ASSISTANT_CHARS = 3_000
@@ -266,11 +269,18 @@ def summary_body(text: str) -> str:
     if SUMMARY_OPEN in body:
         body = body.split(SUMMARY_OPEN, 1)[1]
         body = body.split("\n\n", 1)[1] if "\n\n" in body else body
-    return body.split(SUMMARY_CLOSE, 1)[0].strip()
+    return body.split(SUMMARY_CLOSE, 1)[0].split(NOTES_MARK, 1)[0].strip()
 
 
-def framed(body: str, *, first_seq: int, last_seq: int, cycle: int) -> str:
-    """The summary as the model sees it: reference material, with where the details are."""
+def framed(
+    body: str, *, first_seq: int, last_seq: int, cycle: int, notes: Sequence[str] = ()
+) -> str:
+    """The summary as the model sees it: reference material, with where the details are.
+
+    ``notes`` (facts from outside the transcript, such as the variables a Python
+    kernel keeps) go after the body, inside the frame."""
+    kept = [note.strip() for note in notes if note.strip()]
+    extra = f"\n\n{NOTES_MARK}\n" + "\n\n".join(kept) if kept else ""
     return (
         f"{SUMMARY_OPEN}\n"
         f"Messages #{first_seq}–#{last_seq} of this session were compacted into this summary "
@@ -278,7 +288,7 @@ def framed(body: str, *, first_seq: int, last_seq: int, cycle: int) -> str:
         "disagrees with a later message, the latest user message wins, and your memory files "
         "are authoritative. Every original message stays in the archive: use session_search "
         "for exact details (commands, outputs, wording).\n\n"
-        f"{body.strip()}\n"
+        f"{body.strip()}{extra}\n"
         f"{SUMMARY_CLOSE}"
     )
 

@@ -125,6 +125,9 @@ class ContextEngine:
         self.summariser = summariser
         self.prompt_builder = prompt_builder or default_prompt
         self.on_compaction = on_compaction
+        # Each gives text the summary carries after its body: what outlives the
+        # compaction outside the transcript (the Python workspace's variables).
+        self.summary_notes: list[Callable[[ContextSession], str]] = []
         self._states: dict[str, _State] = {}
 
     @classmethod
@@ -444,7 +447,11 @@ class ContextEngine:
         cycle = st.cycle + 1
         replaced = plan.replaced
         content = compacting.framed(
-            summary.body, first_seq=replaced[0].seq, last_seq=replaced[-1].seq, cycle=cycle
+            summary.body,
+            first_seq=replaced[0].seq,
+            last_seq=replaced[-1].seq,
+            cycle=cycle,
+            notes=self._summary_notes(session),
         )
         prompt = self._rebuilt_prompt(session)
         meta = {
@@ -513,6 +520,18 @@ class ContextEngine:
         if self.on_compaction is not None:
             self.on_compaction(session, report)
         return report
+
+    def _summary_notes(self, session: ContextSession) -> list[str]:
+        notes = []
+        for note in self.summary_notes:
+            try:
+                text = note(session)
+            except Exception as exc:  # a note is extra; the compaction must not fail for it
+                self._state(session).notices.append((f"A summary note failed ({exc}).", "warning"))
+                continue
+            if text.strip():
+                notes.append(text.strip())
+        return notes
 
     def _summary_settings(self, session: ContextSession) -> Any:
         base = session.settings.model_settings

@@ -30,7 +30,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,11 @@ class Job:
     cwd: str = ""
     created_at: str = ""
     builtin: bool = False
+    # A goal job (``cron add --goal``): TASK is a goal, worked on in turns until
+    # ``check`` passes or it is declared done; each run continues the unfinished one.
+    goal: bool = False
+    check: str = ""
+    max_turns: int = 0  # turns per run; 0 = agent.goal_max_turns
 
     def parsed(self) -> Schedule:
         return parse(self.schedule)
@@ -167,7 +172,11 @@ class JobStore:
         return found[0]
 
     def _save(self, jobs: list[Job], message: str) -> None:
-        rows = [{k: v for k, v in asdict(j).items() if k != "builtin" and v != ""} for j in jobs]
+        # Defaults are left out (a job written before goal jobs existed reads the same).
+        rows = [
+            {k: v for k, v in asdict(j).items() if k != "builtin" and v not in ("", False)}
+            for j in jobs
+        ]
         text = json.dumps({"format": 1, "jobs": rows}, indent=2, ensure_ascii=False)
         atomic_write(self.path, text + "\n")
         self.home.history.record([self.path], message)
@@ -305,6 +314,8 @@ async def run_agent_job(
     home: Home, job: Job, *, model: Model | None = None, now: datetime | None = None
 ) -> tuple[str, str | None, bool]:
     """One agent session of source ``cron`` for ``job``: (summary, session id, ok)."""
+    if job.goal:
+        return await run_goal_job(home, job, model=model)
     from kenning.agent.loop import AgentSettings
     from kenning.learning.review_tools import quiet_archive_tools
     from kenning.runtime.factory import open_session
@@ -339,6 +350,69 @@ async def run_agent_job(
         )
     first = answer.splitlines()[0][:120] if answer else "(empty answer)"
     return (first, session.session_id, True)
+
+
+async def run_goal_job(
+    home: Home, job: Job, *, model: Model | None = None
+) -> tuple[str, str | None, bool]:
+    """One run of a goal job: continue its unfinished goal session, or start one.
+
+    The goal is re-queued until it is done: a run that stops on its budget,
+    without progress or on an error is continued by the job's next run, with a
+    fresh budget of turns. ``ok`` is True only for a done goal.
+    """
+    from kenning.agent import goal as goals
+    from kenning.agent.loop import AgentSettings
+    from kenning.learning.review_tools import quiet_archive_tools
+    from kenning.runtime.factory import open_session
+
+    agent = home.config.agent
+    per_run = job.max_turns or agent.goal_max_turns
+    resume, state = _unfinished_goal(home, job.name)
+    if state is None:
+        budget = goals.Budget(max_turns=per_run, max_idle_turns=agent.goal_idle_turns)
+        state = goals.GoalState(job.task, check=job.check, budget=budget, job=job.name)
+    else:
+        state.status, state.idle_turns = goals.RUNNING, 0
+        state.budget = replace(state.budget, max_turns=state.turns + per_run)
+    cwd = Path(job.cwd) if job.cwd and Path(job.cwd).is_dir() else home.root
+    session = open_session(
+        home,
+        model=model or (job.model or None),
+        source="cron",
+        cwd=cwd,
+        resume=resume,
+        task=job.task,
+        settings=AgentSettings.from_home(home, memory_writable=False, stream=False),
+    )
+    for tool in quiet_archive_tools(home):
+        session.tools.register(tool, replace=True)
+    if resume is None:
+        home.archive.set_title(session.session_id, f"cron goal {job.name}: {job.task[:60]}")
+    ended: goals.GoalEnded | None = None
+    try:
+        async for event in goals.run_goal(
+            session, state, check_timeout_s=agent.goal_check_timeout_s
+        ):
+            if isinstance(event, goals.GoalEnded):
+                ended = event
+    finally:
+        await session.close(f"goal {ended.status}" if ended else "interrupted")
+    if agent.goal_review_scope != "global":
+        goals.record_outcome(session, state)
+    assert ended is not None
+    return goals.describe_end(ended), session.session_id, ended.status.startswith("done")
+
+
+def _unfinished_goal(home: Home, job_name: str) -> tuple[str | None, Any]:
+    """The job's latest goal session and its state, if that goal is not done."""
+    from kenning.agent import goal as goals
+
+    for session in home.archive.sessions(limit=50, sources=["cron"]):
+        state = goals.GoalState.from_meta(session.meta.get(goals.META_KEY))
+        if state is not None and state.job == job_name:
+            return (None, None) if state.status.startswith("done") else (session.id, state)
+    return None, None
 
 
 def _append_output(path: Path, job: Job, moment: datetime, ok: bool, answer: str) -> None:

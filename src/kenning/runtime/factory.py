@@ -25,12 +25,19 @@ from kenning.prompt.system import skills_block
 from kenning.skills.agent_tools import skill_registry_tools
 from kenning.tools.base import Tool
 from kenning.tools.registry import ToolRegistry, default_registry
+from kenning.workspace import Workspaces, python_tool
 
 
-def build_tools(home: Home, *, plugins: bool = True) -> ToolRegistry:
-    """Every tool for one session: files, shell, memory, archive, skills, delegation,
-    then the tools installed plugins register (a built-in's name is not given away)."""
+def build_tools(
+    home: Home, *, plugins: bool = True, workspaces: Workspaces | None = None
+) -> ToolRegistry:
+    """Every tool for one session: files, shell, python, memory, archive, skills, delegation,
+    then the tools installed plugins register (a built-in's name is not given away).
+
+    ``workspaces`` holds the python tool's kernels (one is made if not given); the
+    registry's ``close`` ends them."""
     registry = default_registry(home)
+    registry.register(python_tool(workspaces or Workspaces(home)))
     for tool in skill_registry_tools(home):
         registry.register(tool)
     registry.register(delegate_tool())
@@ -63,8 +70,12 @@ def open_session(
     approve: Approver | None = None,
     task: str | None = None,
     settings: AgentSettings | None = None,
+    review: bool = True,
 ) -> AgentSession:
     """A new session, or ``resume`` / the latest of ``source`` (``continue_last``).
+
+    ``review=False`` leaves out the background review (a goal run that keeps what
+    it learns with the session).
 
     ``model`` may be a ``Model`` (tests), a model string, or None for
     ``[model] default`` — which raises ``ModelNotConfigured`` with the how-to.
@@ -75,7 +86,8 @@ def open_session(
         else resolve_model(model, home.config.model, config_path=home.layout.config_file)
     )
     where = (cwd or Path.cwd()).resolve()
-    tools = build_tools(home)
+    workspaces = Workspaces(home)
+    tools = build_tools(home, workspaces=workspaces)
     # [memory] provider: at most one external memory beside the built-in; a bad name
     # or option raises ProviderError here, before any session is created.
     memory = providers.from_config(home.config.memory, home_root=home.root)
@@ -100,5 +112,9 @@ def open_session(
             approve=approve,
         )
     session.memory_providers = memory
-    install_review(session)  # the background review, on turn_end (kenning.learning)
-    return ContextEngine.from_home(home).attach(session)  # prune, flush, compact
+    if review:
+        install_review(session)  # the background review, on turn_end (kenning.learning)
+    engine = ContextEngine.from_home(home)
+    # After a compaction the model is told which variables its kernel still holds.
+    engine.summary_notes.append(lambda compacted: workspaces.note(compacted.session_id))
+    return engine.attach(session)  # prune, flush, compact

@@ -193,11 +193,11 @@ def archive_tools(
         return memory_search.MemorySearch(handle.engine)(args)
 
     def get_memory(args: dict[str, Any], ctx: ToolContext) -> Any:
-        return _memory_get(home)(args)
+        return memory_reader(home)(args)
 
     def get_access(args: dict[str, Any], ctx: ToolContext) -> Access:
         try:
-            return Access.of(reads=[_memory_get(home).resolve(str(args.get("path", "")))])
+            return Access.of(reads=[memory_reader(home).resolve(str(args.get("path", "")))])
         except memory_get.MemoryGetError:
             return Access.NONE
 
@@ -231,8 +231,9 @@ def archive_tools(
     return tools
 
 
-def _memory_get(home: Home) -> memory_get.MemoryGet:
-    """Built per call: the configured extra paths may gain files at any time."""
+def memory_reader(home: Home) -> memory_get.MemoryGet:
+    """What memory_get may read (``resolve`` refuses the rest). Built per call: the
+    configured extra paths may gain files at any time."""
     extra: list[Path] = [
         path for path, _ in memory_files(home.layout, home.config.search.extra_paths).values()
     ]
