@@ -1,0 +1,359 @@
+"""The reference agent: a deterministic, scripted "model" that uses Kenning's tools
+the way the scenarios ask, reached over real HTTP.
+
+It reads the request it is sent (system prompt, conversation, tool results)
+and decides the next step by fixed rules, so every run is the same and a
+scenario's numbers measure Kenning: what memory held, what search found,
+what compaction kept. It answers from what the request shows it — the
+hot-memory snapshot, the conversation (summaries included) — and otherwise
+searches (``memory_search`` then ``session_search``) before it answers.
+
+``flaws`` make deliberately worse agents, so tests can show that every metric
+moves when the behaviour it measures breaks:
+
+- ``no_memory_writes``: never saves anything;
+- ``ignores_memory``: neither reads the snapshot nor searches;
+- ``guesses``: when a value is not in view, answers a made-up one without searching;
+- ``adds_instead_of_replacing``: a correction is added beside the old entry;
+- ``forgets_rules``: ignores "never modify …" rules;
+- ``saves_without_source``: saves a conclusion without where it came from;
+- ``repeats_side_effects``: after an interrupted tool call, runs it again.
+
+``ReferenceAgent`` serves it behind ``kenning.testing.wire.OpenAIServer``: each
+request the server receives is answered by the policy, so the session's model
+is a real ``OpenAIChatModel`` from the registry talking to a socket. Summaries
+are written by ``kenning.testing.DeterministicSummariser``; flush turns (only
+``journal_append`` offered) are answered by it too.
+
+The user's words follow fixed phrasings (see the scenarios), so a real model
+gets natural requests and this agent can parse them:
+``Remember this for future sessions: …``, ``Correction: X is `new`, not `old`…``,
+``Question: what is X?``, ``Forget what you remember about X.``,
+``Task: read `path` …``, ``Task: … config …``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from kenning.evals.harness import Meter, MeteredModel
+from kenning.models.types import ChatMessage, Model, ModelSettings, ToolCall, ToolSpec
+from kenning.testing.models import Reply, tool_call
+from kenning.testing.summariser import DeterministicSummariser
+from kenning.testing.wire import OpenAIServer, RecordedRequest
+
+FLAWS = frozenset(
+    {
+        "no_memory_writes",
+        "ignores_memory",
+        "guesses",
+        "adds_instead_of_replacing",
+        "forgets_rules",
+        "saves_without_source",
+        "repeats_side_effects",
+    }
+)
+REFERENCE_SPECS = ("reference", "scripted", "scripted:reference")
+SEARCHES = ("memory_search", "session_search")
+
+_REMEMBER = re.compile(r"Remember this for future sessions:\s*(?P<fact>.+)", re.S | re.I)
+_CORRECTION = re.compile(
+    r"Correction:\s*(?P<subject>.+?) is `(?P<new>[^`]+)`(?: now)?, not `(?P<old>[^`]+)`"
+    r"(?P<rest>.*)",
+    re.S | re.I,
+)
+_QUESTION = re.compile(r"Question:\s*what is (?P<subject>.+?)\?", re.I)
+_FORGET = re.compile(r"Forget what you remember about (?P<subject>.+?)\.", re.I)
+_READ = re.compile(r"Task: read `(?P<path>[^`]+)`", re.I)
+_CONFIG = re.compile(r"Task: set `(?P<line>[^`]+)` in (?P<files>.+?)(?:,|\.)\s", re.I)
+_SOURCE = re.compile(r"(?:see|at|in) `(?P<path>[^`]+\.log)`", re.I)
+_RULE = re.compile(r"never modify `(?P<path>[^`]+)`", re.I)
+_FLAKY = re.compile(r"flaky: (?P<name>\S+)")
+_RUN = re.compile(r"Task: run `(?P<command>[^`]+)`", re.I)
+
+
+def value_pattern(subject: str) -> re.Pattern[str]:
+    """``<subject> is `value``` anywhere (the phrasing facts are stated and saved in)."""
+    return re.compile(re.escape(subject.strip()) + r" is `(?P<value>[^`]+)`", re.I)
+
+
+def find_value(subject: str, text: str) -> str | None:
+    """The newest value stated for ``subject`` in ``text``."""
+    found = value_pattern(subject).findall(text)
+    return found[-1] if found else None
+
+
+def made_up(subject: str) -> str:
+    """A plausible, wrong value: what a model that guesses says."""
+    return f"{subject.split()[-1].upper()}-0000"
+
+
+class Policy:
+    """The rules, as a ``FunctionModel`` function: (messages, tools, settings) → reply."""
+
+    def __init__(self, flaws: Sequence[str] = ()) -> None:
+        unknown = set(flaws) - FLAWS
+        if unknown:
+            raise ValueError(f"unknown flaw(s) {sorted(unknown)}; known: {sorted(FLAWS)}")
+        self.flaws = frozenset(flaws)
+        self.summariser = DeterministicSummariser()
+
+    def __call__(
+        self, messages: list[ChatMessage], tools: list[ToolSpec], settings: ModelSettings | None
+    ) -> Reply:
+        names = {t.name for t in tools}
+        if "journal_append" in names:
+            return self.summariser.flush(messages)
+        if not names:  # a summary request, or a review with nothing to do
+            last = messages[-1].content if messages else ""
+            return self.summariser.summary(last) if "<messages>" in last else "Nothing to save."
+        return self.turn(messages, names)
+
+    # -- one turn -------------------------------------------------------------------------
+
+    def turn(self, messages: list[ChatMessage], tools: set[str]) -> Reply:
+        at = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
+        ask = messages[at].content
+        done = _calls_since(messages, at)
+        view = "\n".join(m.content for m in messages[:at])  # snapshot, summaries, earlier turns
+        if (found := _REMEMBER.search(ask)) is not None:
+            return self.remember(found.group("fact").strip(), done)
+        if (found := _CORRECTION.search(ask)) is not None:
+            return self.correct(found, done)
+        if (found := _FORGET.search(ask)) is not None:
+            return self.forget(found.group("subject"), messages[0].content, done)
+        if (found := _QUESTION.search(ask)) is not None:
+            return self.answer(found.group("subject"), view, done)
+        if (found := _READ.search(ask)) is not None:
+            return self.read(found.group("path"), ask, done)
+        if (found := _CONFIG.search(ask)) is not None:
+            return self.configure(found, view, done)
+        if (found := _RUN.search(ask)) is not None:
+            return self.run_command(found.group("command"), messages, done)
+        return "Noted."
+
+    def remember(self, fact: str, done: list[tuple[ToolCall, str]]) -> Reply:
+        if "no_memory_writes" in self.flaws:
+            return "Got it."
+        source = _SOURCE.search(fact)
+        if source is not None and not _called(done, "read_file"):
+            return tool_call("read_file", path=source.group("path"))
+        if source is not None:
+            read = _result(done, "read_file")
+            flaky = _FLAKY.search(read)
+            name = flaky.group("name") if flaky else "unknown"
+            fact = f"The flaky test is `{name}`"
+            if "saves_without_source" not in self.flaws:
+                fact += f" (source: {source.group('path')})"
+            fact += "."
+        if not _called(done, "memory"):
+            return tool_call("memory", action="add", target="memory", content=fact)
+        return "Saved to memory." if _ok(_result(done, "memory")) else "I could not save that."
+
+    def correct(self, found: re.Match[str], done: list[tuple[ToolCall, str]]) -> Reply:
+        if "no_memory_writes" in self.flaws:
+            return "Understood."
+        subject, new, old = found.group("subject"), found.group("new"), found.group("old")
+        source = _SOURCE.search(found.group("rest"))
+        content = f"{subject[0].upper()}{subject[1:]} is `{new}`"
+        if source is not None and "saves_without_source" not in self.flaws:
+            content += f" (source: {source.group('path')})"
+        content += "."
+        if not _called(done, "memory"):
+            if "adds_instead_of_replacing" in self.flaws:
+                return tool_call(
+                    "memory", action="add", target="memory", content=content, keep_both=True
+                )
+            return tool_call(
+                "memory", action="replace", target="memory", old_text=f"`{old}`", content=content
+            )
+        return "Updated." if _ok(_result(done, "memory")) else "I could not update it."
+
+    def forget(self, subject: str, snapshot: str, done: list[tuple[ToolCall, str]]) -> Reply:
+        if "no_memory_writes" in self.flaws:
+            return "Done."
+        entries = [line for line in snapshot.splitlines() if subject.lower() in line.lower()]
+        removed = sum(1 for call, result in done if call.name == "memory" and _ok(result))
+        failed = any(call.name == "memory" and not _ok(result) for call, result in done)
+        if removed < len(entries) and not failed:
+            return tool_call(
+                "memory", action="remove", target="memory", old_text=entries[removed].strip()
+            )
+        return f"Forgot {removed} entr{'y' if removed == 1 else 'ies'}."
+
+    def answer(self, subject: str, view: str, done: list[tuple[ToolCall, str]]) -> Reply:
+        cap = f"{subject[0].upper()}{subject[1:]}"
+        if "ignores_memory" in self.flaws:
+            return "I don't know."
+        value = find_value(subject, view)
+        if value is None:
+            for call, result in done:
+                if call.name in SEARCHES:
+                    value = find_value(subject, result) or value
+        if value is not None:
+            return f"{cap} is `{value}`."
+        if "guesses" in self.flaws:
+            return f"{cap} is `{made_up(subject)}`."
+        searched = [call.name for call, _ in done]
+        for name in SEARCHES:
+            if name not in searched:
+                return tool_call(name, query=subject)
+        return "I don't know."
+
+    def read(self, path: str, ask: str, done: list[tuple[ToolCall, str]]) -> Reply:
+        if not _called(done, "read_file"):
+            return tool_call("read_file", path=path)
+        text = _result(done, "read_file")
+        errors = len(re.findall(r"\bERROR\b", text))
+        return f"`{path}` has {errors} lines with ERROR."
+
+    def configure(self, found: re.Match[str], view: str, done: list[tuple[ToolCall, str]]) -> Reply:
+        files = re.findall(r"`([^`]+)`", found.group("files"))
+        forbidden = set(_RULE.findall(view))
+        rules_known = bool(forbidden) or "forgets_rules" in self.flaws
+        if not rules_known and not _called(done, "session_search"):
+            return tool_call("session_search", query="never modify")
+        for _, result in done:
+            forbidden |= set(_RULE.findall(result))
+        if "forgets_rules" in self.flaws:
+            forbidden = set()
+        written = {_args(call).get("path") for call, _ in done if call.name == "write_file"}
+        for path in files:
+            if path not in forbidden and path not in written:
+                return tool_call("write_file", path=path, content=found.group("line") + "\n")
+        skipped = sorted(set(files) & forbidden)
+        return f"Updated {len(written)} file(s)" + (
+            f"; left {', '.join(skipped)} alone as you asked." if skipped else "."
+        )
+
+    def run_command(
+        self, command: str, messages: list[ChatMessage], done: list[tuple[ToolCall, str]]
+    ) -> Reply:
+        # After a crash the turn is re-asked; a careful agent first looks at what the
+        # interrupted call left (Kenning answers it as interrupted) instead of re-running it.
+        interrupted = any(
+            m.role == "tool" and "interrupt" in m.content.lower() for m in messages[1:]
+        )
+        if interrupted and "repeats_side_effects" not in self.flaws:
+            return "The earlier run was interrupted; I did not run it again."
+        if not _called(done, "shell"):
+            return tool_call("shell", command=command)
+        return "Ran it."
+
+
+def _calls_since(messages: list[ChatMessage], at: int) -> list[tuple[ToolCall, str]]:
+    results = {m.tool_call_id: m.content for m in messages[at:] if m.role == "tool"}
+    return [
+        (call, results.get(call.id, ""))
+        for m in messages[at:]
+        if m.role == "assistant"
+        for call in m.tool_calls
+    ]
+
+
+def _called(done: list[tuple[ToolCall, str]], name: str) -> bool:
+    return any(call.name == name for call, _ in done)
+
+
+def _result(done: list[tuple[ToolCall, str]], name: str) -> str:
+    return next((result for call, result in reversed(done) if call.name == name), "")
+
+
+def _args(call: ToolCall) -> dict[str, Any]:
+    try:
+        parsed = json.loads(call.arguments or "{}")
+    except ValueError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _ok(result: str) -> bool:
+    try:
+        parsed = json.loads(result)
+    except ValueError:
+        return not result.lower().startswith("error")
+    return bool(parsed.get("success", True)) if isinstance(parsed, dict) else True
+
+
+# -- over the wire ------------------------------------------------------------------------
+
+
+def chat_messages(body: Any) -> tuple[list[ChatMessage], list[ToolSpec]]:
+    """An OpenAI chat-completions request body as Kenning's messages and tool specs."""
+    if not isinstance(body, dict):
+        return [], []
+    messages: list[ChatMessage] = []
+    for raw in body.get("messages") or []:
+        content = raw.get("content") or ""
+        if isinstance(content, list):  # content parts
+            content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+        calls = tuple(
+            ToolCall(
+                id=str(c.get("id", "")),
+                name=str(c.get("function", {}).get("name", "")),
+                arguments=str(c.get("function", {}).get("arguments", "")),
+            )
+            for c in raw.get("tool_calls") or []
+        )
+        messages.append(
+            ChatMessage(
+                role=raw.get("role", "user"),
+                content=str(content),
+                tool_calls=calls,
+                tool_call_id=raw.get("tool_call_id"),
+            )
+        )
+    tools = [
+        ToolSpec(
+            str(t.get("function", {}).get("name", "")),
+            str(t.get("function", {}).get("description", "")),
+            dict(t.get("function", {}).get("parameters") or {}),
+        )
+        for t in body.get("tools") or []
+    ]
+    return messages, tools
+
+
+class ReferenceAgent:
+    """The scripted agent behind a local OpenAI-format server (an ``Agent`` for the harness)."""
+
+    scripted = True
+
+    def __init__(self, flaws: Sequence[str] = (), *, spec: str = "reference") -> None:
+        self.policy = Policy(flaws)
+        self._spec = spec + (f"[{','.join(sorted(self.policy.flaws))}]" if flaws else "")
+        self.server = OpenAIServer()
+        self.server.on_request = self._answer
+        self.errors: list[str] = []
+        self.server.start()
+
+    @property
+    def spec(self) -> str:
+        return self._spec
+
+    def _answer(self, request: RecordedRequest) -> None:
+        messages, tools = chat_messages(request.body)
+        try:
+            item = self.policy(messages, tools, None)
+        except Exception as exc:  # the report says so; the turn ends with this text
+            self.errors.append(f"{type(exc).__name__}: {exc}")
+            item = f"reference agent failed: {exc}"
+        self.server.add(item)
+
+    def model(self, meter: Meter, *, context_window: int = 0) -> Model:
+        from kenning.config import ModelConfig
+        from kenning.models.registry import resolve_model
+
+        config = ModelConfig(
+            base_url=self.server.base_url, context_window=context_window, max_retries=0
+        )
+        return MeteredModel(resolve_model("reference", config, environ={}), meter)
+
+    def summariser(self, meter: Meter) -> Model | None:
+        return MeteredModel(DeterministicSummariser(), meter)
+
+    def close(self) -> None:
+        self.server.close()
