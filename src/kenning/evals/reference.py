@@ -68,7 +68,7 @@ _CORRECTION = re.compile(
 _QUESTION = re.compile(r"Question:\s*what is (?P<subject>.+?)\?", re.I)
 _FORGET = re.compile(r"Forget what you remember about (?P<subject>.+?)\.", re.I)
 _READ = re.compile(r"Task: read `(?P<path>[^`]+)`", re.I)
-_CONFIG = re.compile(r"Task: set `(?P<line>[^`]+)` in (?P<files>.+?)(?:,|\.)\s", re.I)
+_CONFIG = re.compile(r"Task: set `(?P<line>[^`]+)` in (?P<files>.+)", re.I | re.S)
 _SOURCE = re.compile(r"(?:see|at|in) `(?P<path>[^`]+\.log)`", re.I)
 _RULE = re.compile(r"never modify `(?P<path>[^`]+)`", re.I)
 _FLAKY = re.compile(r"flaky: (?P<name>\S+)")
@@ -211,7 +211,7 @@ class Policy:
         return f"`{path}` has {errors} lines with ERROR."
 
     def configure(self, found: re.Match[str], view: str, done: list[tuple[ToolCall, str]]) -> Reply:
-        files = re.findall(r"`([^`]+)`", found.group("files"))
+        files = [f for f in re.findall(r"`([^`]+)`", found.group("files")) if "/" in f]
         forbidden = set(_RULE.findall(view))
         rules_known = bool(forbidden) or "forgets_rules" in self.flaws
         if not rules_known and not _called(done, "session_search"):

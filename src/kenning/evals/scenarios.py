@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kenning.config import ModelConfig
-from kenning.evals import fact_update
+from kenning.evals import compaction, fact_update
 from kenning.evals.harness import Agent, RegistryAgent, Scenario
 
-SCENARIOS: tuple[Scenario, ...] = (fact_update.SCENARIO,)
+SCENARIOS: tuple[Scenario, ...] = (fact_update.SCENARIO, compaction.SCENARIO)
 BY_KEY: dict[str, Scenario] = {s.key: s for s in SCENARIOS}
 
 
