@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kenning.config import ModelConfig
-from kenning.evals import compaction, fact_update
+from kenning.evals import compaction, correction, fact_update
 from kenning.evals.harness import Agent, RegistryAgent, Scenario
 
-SCENARIOS: tuple[Scenario, ...] = (fact_update.SCENARIO, compaction.SCENARIO)
+SCENARIOS: tuple[Scenario, ...] = (
+    fact_update.SCENARIO,
+    compaction.SCENARIO,
+    correction.SCENARIO,
+)
 BY_KEY: dict[str, Scenario] = {s.key: s for s in SCENARIOS}
 
 
