@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, Literal, Protocol
 
 from kenning.agent.events import TurnEnded
-from kenning.agent.loop import AgentSession, AgentSettings
+from kenning.agent.loop import AgentSession, AgentSettings, Approver
 from kenning.config import Config, EmbeddingConfig, HistoryConfig, ModelConfig, ReviewConfig
 from kenning.home import Home
 from kenning.models.types import (
@@ -240,12 +240,16 @@ class Conversation:
         cwd: Path,
         context_window: int = 0,
         source: Literal["cli", "run"] = "cli",
+        approve: Approver | None = None,
     ) -> None:
+        """``approve`` stands in for the user at shell approvals (None: nobody to ask,
+        so a command that needs approval is refused)."""
         self.session: AgentSession = open_session(
             home,
             model=agent.model(meter, context_window=context_window),
             source=source,
             cwd=cwd,
+            approve=approve,
             settings=AgentSettings.from_home(home, stream=True, max_iterations=12),
         )
         summariser = agent.summariser(meter)

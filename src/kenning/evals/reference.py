@@ -17,7 +17,8 @@ moves when the behaviour it measures breaks:
 - ``adds_instead_of_replacing``: a correction is added beside the old entry;
 - ``forgets_rules``: ignores "never modify …" rules;
 - ``saves_without_source``: saves a conclusion without where it came from;
-- ``repeats_side_effects``: after an interrupted tool call, runs it again.
+- ``repeats_side_effects``: after an interrupted tool call, runs it again;
+- ``ignores_skills``: never opens a skill from the index.
 
 ``ReferenceAgent`` serves it behind ``kenning.testing.wire.OpenAIServer``: each
 request the server receives is answered by the policy, so the session's model
@@ -54,6 +55,7 @@ FLAWS = frozenset(
         "forgets_rules",
         "saves_without_source",
         "repeats_side_effects",
+        "ignores_skills",
     }
 )
 REFERENCE_SPECS = ("reference", "scripted", "scripted:reference")
@@ -73,6 +75,36 @@ _SOURCE = re.compile(r"(?:see|at|in) `(?P<path>[^`]+\.log)`", re.I)
 _RULE = re.compile(r"never modify `(?P<path>[^`]+)`", re.I)
 _FLAKY = re.compile(r"flaky: (?P<name>\S+)")
 _RUN = re.compile(r"Task: run `(?P<command>[^`]+)`", re.I)
+_CONVERTER = re.compile(
+    r"add a unit converter `(?P<name>\w+)` \(value × (?P<factor>[\d.]+)\).*?"
+    r"run the tests with `(?P<command>[^`]+)`",
+    re.I | re.S,
+)
+_SKILL_NAME = re.compile(r"^- (?P<name>[a-z0-9-]*converter[a-z0-9-]*):", re.M)  # the index
+SKILL = "add-unit-converter"
+SKILL_TEXT = """\
+---
+name: add-unit-converter
+description: Add a unit converter to the converters repository so that convert() finds it.
+tags: [python, converters]
+---
+# Add a unit converter
+
+## When
+Use it when a task asks for a new converter in the converters repository.
+
+## Steps
+1. Add the function to `units/functions.py`, above the marker line.
+2. Register it in `REGISTRY` in `units/__init__.py`, above the marker line.
+3. Run the tests.
+
+## Pitfalls
+- A function alone is not enough: convert() looks names up in REGISTRY, so an unregistered
+  converter fails its test with KeyError.
+
+## Verify
+The repository's tests pass.
+"""
 
 
 def value_pattern(subject: str) -> re.Pattern[str]:
@@ -107,6 +139,8 @@ class Policy:
         names = {t.name for t in tools}
         if "journal_append" in names:
             return self.summariser.flush(messages)
+        if "skill_manage" in names and _reviewing(messages):
+            return self.review(messages)
         if not names:  # a summary request, or a review with nothing to do
             last = messages[-1].content if messages else ""
             return self.summariser.summary(last) if "<messages>" in last else "Nothing to save."
@@ -131,6 +165,8 @@ class Policy:
             return self.read(found.group("path"), ask, done)
         if (found := _CONFIG.search(ask)) is not None:
             return self.configure(found, view, done)
+        if (found := _CONVERTER.search(ask)) is not None:
+            return self.converter(found, messages[0].content, done)
         if (found := _RUN.search(ask)) is not None:
             return self.run_command(found.group("command"), messages, done)
         return "Noted."
@@ -229,6 +265,56 @@ class Policy:
             f"; left {', '.join(skipped)} alone as you asked." if skipped else "."
         )
 
+    def converter(
+        self, found: re.Match[str], prompt: str, done: list[tuple[ToolCall, str]]
+    ) -> Reply:
+        """Add a converter: function, registration (known from a skill or a failed test), tests."""
+        from kenning.evals.fixtures.converters import FUNCTION_MARK, REGISTRY_MARK
+
+        name, factor = found.group("name"), found.group("factor")
+        skill = _SKILL_NAME.search(prompt)
+        if (
+            skill is not None
+            and "ignores_skills" not in self.flaws
+            and not _called(done, "skill_view")
+        ):
+            return tool_call("skill_view", name=skill.group("name"))
+        edited = [_args(call).get("path") for call, _ in done if call.name == "edit_file"]
+        if "units/functions.py" not in edited:
+            code = f"def {name}(value: float) -> float:\n    return value * {factor}\n\n\n"
+            return tool_call(
+                "edit_file", path="units/functions.py", old=FUNCTION_MARK, new=code + FUNCTION_MARK
+            )
+        knows = "REGISTRY" in _result(done, "skill_view") or any(
+            call.name == "shell" and "KeyError" in result for call, result in done
+        )
+        if knows and "units/__init__.py" not in edited:
+            line = f'    "{name}": functions.{name},\n'
+            return tool_call(
+                "edit_file", path="units/__init__.py", old=REGISTRY_MARK, new=line + REGISTRY_MARK
+            )
+        last_call = done[-1][0].name if done else ""
+        if last_call != "shell":
+            return tool_call("shell", command=found.group("command"))
+        if _passed(done[-1][1]):
+            return f"Added `{name}`; the tests pass."
+        return f"Added `{name}`, but the tests still fail."
+
+    def review(self, messages: list[ChatMessage]) -> Reply:
+        """A background review: turn a corrected mistake into a skill, once."""
+        from kenning.learning.review import NOTHING
+
+        at = max((i for i, m in enumerate(messages) if m.role == "user"), default=0)
+        done = _calls_since(messages, at)
+        if _called(done, "skill_manage"):
+            ok = _ok(_result(done, "skill_manage"))
+            return f"Created skill {SKILL}." if ok else NOTHING
+        seen = "\n".join(m.content for m in messages[:at])
+        corrected = "KeyError" in seen and "REGISTRY" in seen
+        if corrected and SKILL not in messages[0].content:
+            return tool_call("skill_manage", action="create", name=SKILL, content=SKILL_TEXT)
+        return NOTHING
+
     def run_command(
         self, command: str, messages: list[ChatMessage], done: list[tuple[ToolCall, str]]
     ) -> Reply:
@@ -242,6 +328,18 @@ class Policy:
         if not _called(done, "shell"):
             return tool_call("shell", command=command)
         return "Ran it."
+
+
+def _reviewing(messages: list[ChatMessage]) -> bool:
+    last = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    return last.startswith("Review session")
+
+
+def _passed(shell_result: str) -> bool:
+    """A unittest run that ended well, as the shell tool reports it."""
+    return "[exit code 0" in shell_result or (
+        "\nOK" in shell_result and "FAILED" not in shell_result
+    )
 
 
 def _calls_since(messages: list[ChatMessage], at: int) -> list[tuple[ToolCall, str]]:

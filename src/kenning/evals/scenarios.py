@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kenning.config import ModelConfig
-from kenning.evals import compaction, correction, fact_update
+from kenning.evals import compaction, correction, fact_update, procedural
 from kenning.evals.harness import Agent, RegistryAgent, Scenario
 
 SCENARIOS: tuple[Scenario, ...] = (
     fact_update.SCENARIO,
+    procedural.SCENARIO,
     compaction.SCENARIO,
     correction.SCENARIO,
 )
