@@ -117,6 +117,14 @@ class Agent(Protocol):
         """Who writes compaction summaries (None: the session's own model)."""
         ...
 
+    def child_model(self) -> dict[str, Any]:
+        """The ``[model]`` table that makes a child ``kenning`` process use this agent."""
+        ...
+
+    def slow_reviews(self, slow: bool) -> None:
+        """Make background reviews take a while (if the agent can), so a kill lands inside."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -145,6 +153,18 @@ class RegistryAgent:
 
     def summariser(self, meter: Meter) -> Model | None:
         return None
+
+    def child_model(self) -> dict[str, Any]:
+        defaults = ModelConfig()
+        changed = {
+            name: getattr(self._config, name)
+            for name in ModelConfig.__dataclass_fields__
+            if getattr(self._config, name) != getattr(defaults, name)
+        }
+        return {**changed, "default": self._spec}
+
+    def slow_reviews(self, slow: bool) -> None:
+        pass  # a real model's review takes the time it takes
 
     def close(self) -> None:
         pass

@@ -44,7 +44,7 @@ from kenning.evals.harness import Meter, MeteredModel
 from kenning.models.types import ChatMessage, Model, ModelSettings, ToolCall, ToolSpec
 from kenning.testing.models import Reply, tool_call
 from kenning.testing.summariser import DeterministicSummariser
-from kenning.testing.wire import OpenAIServer, RecordedRequest
+from kenning.testing.wire import Delay, OpenAIServer, RecordedRequest, ScriptItem
 
 FLAWS = frozenset(
     {
@@ -426,6 +426,7 @@ class ReferenceAgent:
         self.server = OpenAIServer()
         self.server.on_request = self._answer
         self.errors: list[str] = []
+        self.review_delay_s = 0.0  # > 0: review requests are answered this late
         self.server.start()
 
     @property
@@ -434,12 +435,21 @@ class ReferenceAgent:
 
     def _answer(self, request: RecordedRequest) -> None:
         messages, tools = chat_messages(request.body)
+        item: ScriptItem
         try:
             item = self.policy(messages, tools, None)
         except Exception as exc:  # the report says so; the turn ends with this text
             self.errors.append(f"{type(exc).__name__}: {exc}")
             item = f"reference agent failed: {exc}"
+        if self.review_delay_s and _reviewing(messages):
+            item = Delay(self.review_delay_s, then=item)
         self.server.add(item)
+
+    def slow_reviews(self, slow: bool) -> None:
+        self.review_delay_s = 60.0 if slow else 0.0
+
+    def child_model(self) -> dict[str, Any]:
+        return {"default": "reference", "base_url": self.server.base_url, "max_retries": 0}
 
     def model(self, meter: Meter, *, context_window: int = 0) -> Model:
         from kenning.config import ModelConfig

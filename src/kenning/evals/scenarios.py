@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from kenning.config import ModelConfig
-from kenning.evals import compaction, correction, fact_update, procedural
+from kenning.evals import compaction, correction, fact_update, procedural, recovery
 from kenning.evals.harness import Agent, RegistryAgent, Scenario
 
 SCENARIOS: tuple[Scenario, ...] = (
     fact_update.SCENARIO,
     procedural.SCENARIO,
     compaction.SCENARIO,
+    recovery.SCENARIO,
     correction.SCENARIO,
 )
 BY_KEY: dict[str, Scenario] = {s.key: s for s in SCENARIOS}
