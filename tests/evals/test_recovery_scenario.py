@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from kenning.evals import harness, recovery
 from kenning.evals.reference import ReferenceAgent
 from kenning.home import Home
@@ -22,18 +24,22 @@ def test_kills_are_survived_and_nothing_is_repeated(reference: Make) -> None:
     m = result["metrics"]
     assert m["tool_side_effect_starts"] == 1 and m["tool_partial_work_left"] is True
     assert m["review_sessions"] >= 2  # the killed review, and the one after the restart
+    assert m["subagent_result_lost_but_said"] is True and m["subagent_results_delivered_twice"] == 0
     assert result["requests"] > 0 and result["input_tokens"] > 0  # the children's cost counted
-    assert any("TODO" in note for note in result["notes"])
+    assert any("goal run" in todo for todo in recovery.SCENARIO.todo)
 
 
+@pytest.mark.parametrize("subagent", [False, True], ids=["own-call", "subagent"])
 def test_an_agent_that_reruns_an_interrupted_command_repeats_the_side_effect(
-    reference: Make,
+    reference: Make, subagent: bool
 ) -> None:
     agent = reference("repeats_side_effects")
     with harness.Scratch() as scratch:
-        found = recovery.kill_during_tool_call(agent, scratch, harness.Meter())
+        found = recovery.kill_during_tool_call(agent, scratch, harness.Meter(), subagent=subagent)
     assert found["killed_mid_tool"] and found["dangling_call_answered"]
     assert found["side_effect_repeated"] is True and found["side_effect_starts"] == 2
+    if subagent:
+        assert found["subagent_sessions"] == 2  # delegated again after the restart
 
 
 @contextmanager

@@ -9,15 +9,17 @@ session with ``kenning run --resume`` in a new process:
   lands while it works. After the resume: the ask and the call are still in
   the archive, the dangling call was answered as interrupted, and the side
   effect was not repeated (the fixture counts the starts);
+- **during a subagent**: the same, but the session delegated the command to
+  a subagent (``delegate_task``) and the kill lands in the subagent's call:
+  the subagent's result is lost — is the parent told so (its call answered
+  as interrupted), is anything delivered twice, is the work repeated?
 - **during a background review**: the turn ends, the memory review starts
   (``review.memory_every_user_turns = 1``), the kill lands inside it. After:
   nothing half-landed (no uncommitted change in the home), the review lock
   is free, and the next turn's review completes.
 
-Not measured yet (TODO): a kill during a subagent (``delegate_task``) —
-results lost or delivered twice — and during a goal run, which does not
-exist yet (goal mode and the python kernel are being built); add both here
-when they land.
+Not measured yet (TODO): a kill during a goal run, which does not exist yet
+(goal mode and the python kernel are being built); add it here when it lands.
 
 With the scripted agent this measures Kenning (the transcript repair, the
 review's all-or-nothing landing, lock release); a real model adds whether it
@@ -51,6 +53,7 @@ RESUME_ASK = (
     "If an earlier attempt was interrupted, check before running it again."
 )
 WAIT_S = 60.0
+DELEGATE_PREFIX = "Task: delegate to a subagent: "
 
 
 def config_toml(model: dict[str, Any], *, review_every: int = 0) -> str:
@@ -136,27 +139,34 @@ def _spend(home: Home, meter: Meter) -> None:
         archive.close()
 
 
-def kill_during_tool_call(agent: Agent, scratch: Scratch, meter: Meter) -> dict[str, Any]:
-    home = scratch.home("tool")
+def kill_during_tool_call(
+    agent: Agent, scratch: Scratch, meter: Meter, *, subagent: bool = False
+) -> dict[str, Any]:
+    """Kill while the fixture command runs — in the session's own call, or (``subagent``)
+    in a subagent's call the session delegated — then resume the session."""
+    label = "subagent" if subagent else "tool"
+    home = scratch.home(label)
     home.root.mkdir(parents=True, exist_ok=True)
     home.layout.config_file.write_text(config_toml(agent.child_model()), encoding="utf-8")
-    work = scratch.workdir("work-tool")
+    work = scratch.workdir(f"work-{label}")
     effects = work / "effects.log"
     (work / SCRIPT).write_text(
         f"echo start >> effects.log\nsleep {WORK_S}\necho done >> effects.log\n", encoding="utf-8"
     )
-    proc = _child(home, work, TOOL_TASK)
+    ask, again = (
+        (DELEGATE_PREFIX + TOOL_TASK, DELEGATE_PREFIX + RESUME_ASK)
+        if subagent
+        else (TOOL_TASK, RESUME_ASK)
+    )
+    proc = _child(home, work, ask)
     started = _wait(lambda: effects.exists() and "start" in effects.read_text(), proc)
     _kill(proc)
     runs = _sessions(home, "run")
     session_id = runs[0].id if runs else ""
     code, output = (
-        _finish(_child(home, work, "--resume", session_id, RESUME_ASK))
+        _finish(_child(home, work, "--resume", session_id, again))
         if runs
-        else (
-            -1,
-            "no session was archived before the kill",
-        )
+        else (-1, "no session was archived before the kill")
     )
     archive = Archive(home.layout.state_db)
     try:
@@ -165,18 +175,31 @@ def kill_during_tool_call(agent: Agent, scratch: Scratch, meter: Meter) -> dict[
         archive.close()
     starts = effects.read_text().count("start") if effects.exists() else 0
     interrupted = [m for m in messages if m.role == "tool" and (m.meta or {}).get("interrupted")]
+    results: dict[str, int] = {}
+    for m in messages:
+        if m.role == "tool" and m.tool_call_id:
+            results[m.tool_call_id] = results.get(m.tool_call_id, 0) + 1
+    delegated = [m for m in messages if m.role == "tool" and m.tool_name == "delegate_task"]
     _spend(home, meter)
-    return {
+    found: dict[str, Any] = {
         "killed_mid_tool": started,
         "resumed_ok": code == 0,
         "resume_output": output.strip()[-300:] if code else "",
-        "ask_kept": any(m.role == "user" and m.content == TOOL_TASK for m in messages),
+        "ask_kept": any(m.role == "user" and m.content == ask for m in messages),
         "dangling_call_answered": bool(interrupted),
+        "results_delivered_twice": sum(1 for n in results.values() if n > 1),
         "side_effect_starts": starts,
         "side_effect_repeated": starts > 1,
         "partial_work_left": starts > 0
         and "done" not in (effects.read_text() if effects.exists() else ""),
     }
+    if subagent:
+        found["subagent_sessions"] = len(_sessions(home, "subagent"))
+        found["subagent_results_in_parent"] = len(delegated)
+        found["subagent_result_lost_but_said"] = any(
+            (m.meta or {}).get("interrupted") for m in delegated
+        )
+    return found
 
 
 def after_kill(home: Home, session_id: str) -> tuple[list[str], bool]:
@@ -251,16 +274,31 @@ def kill_during_review(agent: Agent, scratch: Scratch, meter: Meter) -> dict[str
 
 def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
     tool = kill_during_tool_call(agent, scratch, meter)
+    sub = kill_during_tool_call(agent, scratch, meter, subagent=True)
     review = kill_during_review(agent, scratch, meter)
     out = Outcome()
     out.metrics = {
         **{f"tool_{k}": v for k, v in tool.items()},
+        **{f"subagent_{k}": v for k, v in sub.items() if not k.startswith("subagent_")},
+        **{k: v for k, v in sub.items() if k.startswith("subagent_")},
         **{f"review_{k}": v for k, v in review.items()},
     }
     out.check("tool_killed_mid_call", tool["killed_mid_tool"], "the kill landed inside the call")
     out.check("tool_resumed", tool["resumed_ok"] and tool["ask_kept"], "the session resumes")
     out.check("tool_call_answered", tool["dangling_call_answered"], "the dangling call is answered")
     out.check("tool_no_repeat", not tool["side_effect_repeated"], "the side effect ran once")
+    out.check("subagent_killed_mid_call", sub["killed_mid_tool"], "the kill landed in its call")
+    out.check(
+        "subagent_resumed",
+        sub["resumed_ok"] and sub["dangling_call_answered"],
+        "the parent resumes; its delegate call is answered as interrupted",
+    )
+    out.check(
+        "subagent_not_delivered_twice",
+        sub["results_delivered_twice"] == 0,
+        "no call gets two results",
+    )
+    out.check("subagent_no_repeat", not sub["side_effect_repeated"], "the side effect ran once")
     out.check("review_killed_mid_review", review["killed_mid_review"], "the kill landed inside")
     out.check("review_atomic", review["nothing_half_landed"], "a killed review lands nothing")
     out.check("review_lock_released", review["lock_free_after_kill"], "no stale lock")
@@ -269,7 +307,6 @@ def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
         review["completed_after_restart"] and review["killed_range_reviewed_later"],
         "the next review completes and covers what the killed one did not",
     )
-    out.notes.append("not measured yet: kills during a subagent and during a goal run (TODO)")
     return out
 
 
@@ -278,10 +315,8 @@ SCENARIO = Scenario(
     number=4,
     title="Recovery across processes",
     measures="kenning",
-    why="what survives a SIGKILL of `kenning run` mid-tool-call and mid-review, after --resume",
+    why="what survives a SIGKILL of `kenning run` mid-tool-call, mid-subagent and mid-review",
     run=run,
-    todo=(
-        "kill during a subagent (delegate_task): results lost or delivered twice",
-        "kill during a goal run (#14, goal mode is being built)",
-    ),
+    # TODO(#14): kill during a goal run — goal and progress kept — once goal mode exists.
+    todo=("kill during a goal run (#14; goal mode is being built)",),
 )

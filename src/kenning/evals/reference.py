@@ -75,6 +75,7 @@ _SOURCE = re.compile(r"(?:see|at|in) `(?P<path>[^`]+\.log)`", re.I)
 _RULE = re.compile(r"never modify `(?P<path>[^`]+)`", re.I)
 _FLAKY = re.compile(r"flaky: (?P<name>\S+)")
 _RUN = re.compile(r"Task: run `(?P<command>[^`]+)`", re.I)
+_DELEGATE = re.compile(r"Task: delegate to a subagent: (?P<goal>.+)", re.I | re.S)
 _CONVERTER = re.compile(
     r"add a unit converter `(?P<name>\w+)` \(value × (?P<factor>[\d.]+)\).*?"
     r"run the tests with `(?P<command>[^`]+)`",
@@ -153,6 +154,8 @@ class Policy:
         ask = messages[at].content
         done = _calls_since(messages, at)
         view = "\n".join(m.content for m in messages[:at])  # snapshot, summaries, earlier turns
+        if (found := _DELEGATE.search(ask)) is not None and "delegate_task" in tools:
+            return self.delegate(found.group("goal"), messages, done)
         if (found := _REMEMBER.search(ask)) is not None:
             return self.remember(found.group("fact").strip(), done)
         if (found := _CORRECTION.search(ask)) is not None:
@@ -315,19 +318,30 @@ class Policy:
             return tool_call("skill_manage", action="create", name=SKILL, content=SKILL_TEXT)
         return NOTHING
 
+    def delegate(
+        self, goal: str, messages: list[ChatMessage], done: list[tuple[ToolCall, str]]
+    ) -> Reply:
+        if _interrupted(messages) and "repeats_side_effects" not in self.flaws:
+            return "The subagent's earlier run was interrupted; I did not start it again."
+        if not _called(done, "delegate_task"):
+            return tool_call("delegate_task", goal=goal.strip())
+        return "The subagent reported: " + _result(done, "delegate_task")[:200]
+
     def run_command(
         self, command: str, messages: list[ChatMessage], done: list[tuple[ToolCall, str]]
     ) -> Reply:
         # After a crash the turn is re-asked; a careful agent first looks at what the
         # interrupted call left (Kenning answers it as interrupted) instead of re-running it.
-        interrupted = any(
-            m.role == "tool" and "interrupt" in m.content.lower() for m in messages[1:]
-        )
-        if interrupted and "repeats_side_effects" not in self.flaws:
+        if _interrupted(messages) and "repeats_side_effects" not in self.flaws:
             return "The earlier run was interrupted; I did not run it again."
         if not _called(done, "shell"):
             return tool_call("shell", command=command)
         return "Ran it."
+
+
+def _interrupted(messages: list[ChatMessage]) -> bool:
+    """Whether a tool call of this conversation was cut off (Kenning answers it so)."""
+    return any(m.role == "tool" and "interrupted" in m.content.lower() for m in messages[1:])
 
 
 def _reviewing(messages: list[ChatMessage]) -> bool:

@@ -72,11 +72,21 @@ def table(report: dict[str, Any]) -> str:
         + f" · seeds {', '.join(str(s) for s in report.get('seeds', []))}"
         + f" · {report.get('seconds', 0):.1f} s",
     ]
+    if report.get("scripted_agent"):
+        lines.append(
+            "Tokens are the scripted server's estimate (request bytes / 4); "
+            "a real model reports its own."
+        )
+    lines.append(
+        "Scenarios 3-5 measure Kenning itself, largely even with a scripted agent; "
+        "1-2 measure the model too."
+    )
     for row in report["scenarios"]:
+        seeds = ", ".join(str(r["seed"]) for r in row.get("runs", []))
         lines.append("")
         lines.append(
             f"{row['number']}. {row['title']} [{row['scenario']}] — "
-            f"{MEASURES.get(row['measures'], row['measures'])}"
+            f"{MEASURES.get(row['measures'], row['measures'])}; seeds {seeds}"
         )
         for key, value in summary(row).items():
             lines.append(f"   {key:<34} {value}")
