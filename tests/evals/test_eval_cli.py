@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from click.testing import CliRunner
 
@@ -58,3 +59,20 @@ def test_mistakes_are_one_clear_line(tmp_path: Path) -> None:
     code, out = invoke("--compare", str(bad), str(bad))
     assert code == 2 and "not a `kenning eval --json` report" in out
     assert "Traceback" not in out
+
+
+def test_any_other_model_string_goes_through_the_registry(reference: Any) -> None:
+    """A user's own server: here the reference policy behind an OpenAI-compatible socket,
+    reached as a bare model name at [model] base_url, as `kenning --set` would set it."""
+    server = reference().server
+    result = CliRunner().invoke(
+        cli,
+        ["--set", f"model.base_url={server.base_url}", "eval", "1", "-m", "my-model", "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{") :])
+    assert report["model"] == "my-model" and report["scripted_agent"] is False
+    (row,) = report["scenarios"]
+    assert row["passed"] == 1, row["runs"][0]["failed"]
+    assert row["runs"][0]["requests"] == len(server.requests) > 0
+    assert all(r.body["model"] == "my-model" for r in server.requests)
