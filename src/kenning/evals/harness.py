@@ -14,6 +14,7 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
+import logging
 import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
@@ -39,6 +40,7 @@ from kenning.models.types import (
 from kenning.runtime import open_session
 
 Measures = Literal["kenning", "kenning+model"]
+log = logging.getLogger(__name__)
 
 
 # -- metering -------------------------------------------------------------------------------
@@ -246,6 +248,8 @@ class Turn:
 
 
 SEARCH_TOOLS = ("memory_search", "session_search", "memory_get")
+# Model requests per turn: room for a real model to look around, a bound on a runaway one.
+MAX_ITERATIONS = 24
 
 
 class Conversation:
@@ -270,7 +274,7 @@ class Conversation:
             source=source,
             cwd=cwd,
             approve=approve,
-            settings=AgentSettings.from_home(home, stream=True, max_iterations=12),
+            settings=AgentSettings.from_home(home, stream=True, max_iterations=MAX_ITERATIONS),
         )
         summariser = agent.summariser(meter)
         if summariser is not None and self.session.context_engine is not None:
@@ -370,7 +374,15 @@ def run_one(scenario: Scenario, agent: Agent, seed: int) -> dict[str, Any]:
     meter = Meter()
     started = time.monotonic()
     with Scratch() as scratch:
-        outcome = scenario.run(agent, scratch, meter, seed)
+        try:
+            outcome = scenario.run(agent, scratch, meter, seed)
+        except (
+            Exception
+        ) as exc:  # one broken run (a model's surprise, a tool) must not lose the rest
+            log.debug("scenario %s stopped", scenario.key, exc_info=True)
+            outcome = Outcome()
+            outcome.check("completed", False, "the scenario runs to its end")
+            outcome.notes.append(f"the scenario stopped: {type(exc).__name__}: {exc}")
     return {
         "scenario": scenario.key,
         "seed": seed,
