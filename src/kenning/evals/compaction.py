@@ -26,11 +26,11 @@ import asyncio
 import random
 import re
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kenning.config import Config, ContextConfig
+from kenning.config import ContextConfig
 from kenning.context.compact import SUMMARY_OPEN
 from kenning.context.report import CompactionReport
 from kenning.context.session import ContextSession
@@ -106,7 +106,7 @@ class _Summaries:
 async def _run(
     agent: Agent, scratch: Scratch, meter: Meter, seed: int, context: ContextConfig
 ) -> Outcome:
-    home = scratch.home(config=Config(**{**_fields(scratch_config()), "context": context}))
+    home = scratch.home(config=replace(scratch_config(), context=context))
     work = scratch.workdir()
     errors = fixture(work, seed)
     seeded = items(seed)
@@ -224,12 +224,6 @@ _ABSTAIN = re.compile(
 def _abstains(answer: str) -> bool:
     """Whether an answer says it does not know (not a guess, however unhelpful)."""
     return not answer.strip() or _ABSTAIN.search(answer) is not None
-
-
-def _fields(config: Config) -> dict[str, Any]:
-    return {
-        name: getattr(config, name) for name in config.__dataclass_fields__ if name != "sources"
-    }
 
 
 def run_with(

@@ -448,6 +448,11 @@ class ReferenceAgent:
         return self._spec
 
     def _answer(self, request: RecordedRequest) -> None:
+        """Queue the reply to ``request``; the server then pops it for this same request.
+
+        That pairing holds because one agent's requests come one at a time: a
+        session's turns are sequential and its background review is awaited
+        before the next session opens."""
         messages, tools = chat_messages(request.body)
         item: ScriptItem
         try:
