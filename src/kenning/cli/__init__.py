@@ -33,6 +33,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "mcp": "kenning.cli.mcp_cmd:mcp",
     "skills": "kenning.cli.skills_cmd:skills",
     "bench": "kenning.cli.bench_cmd:bench",
+    "eval": "kenning.cli.eval_cmd:eval_command",
     "review": "kenning.cli.review_cmd:review_command",
     "dream": "kenning.cli.dream_cmd:dream_command",
     "cron": "kenning.cli.cron_cmd:cron",

@@ -1,0 +1,322 @@
+"""Scenario 4 — recovery across processes: kill Kenning mid-work, resume, count the damage.
+
+Each part runs ``kenning run`` as a real child process on a scratch home,
+kills its process group with SIGKILL at a chosen moment, then resumes the
+session with ``kenning run --resume`` in a new process:
+
+- **during a tool call**: the task runs a fixture script that appends one
+  line per start to ``effects.log`` and then works for a while; the kill
+  lands while it works. After the resume: the ask and the call are still in
+  the archive, the dangling call was answered as interrupted, and the side
+  effect was not repeated (the fixture counts the starts);
+- **during a subagent**: the same, but the session delegated the command to
+  a subagent (``delegate_task``) and the kill lands in the subagent's call:
+  the subagent's result is lost — is the parent told so (its call answered
+  as interrupted), is anything delivered twice, is the work repeated?
+- **during a background review**: the turn ends, the memory review starts
+  (``review.memory_every_user_turns = 1``), the kill lands inside it. After:
+  nothing half-landed (no uncommitted change in the home), the review lock
+  is free, and the next turn's review completes.
+
+Not measured yet (TODO): a kill during a goal run, which does not exist yet
+(goal mode and the python kernel are being built); add it here when it lands.
+
+With the scripted agent this measures Kenning (the transcript repair, the
+review's all-or-nothing landing, lock release); a real model adds whether it
+checks before re-running an interrupted command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kenning.archive.store import Archive
+from kenning.evals.harness import Agent, Meter, Outcome, Scenario, Scratch
+from kenning.home import Home
+from kenning.locks import Busy, locks_dir, try_lock
+from kenning.models.types import Usage
+
+SCRIPT = "side_effect.sh"
+WORK_S = 5  # how long the fixture command works: far longer than the kill takes to land
+TOOL_TASK = f"Task: run `sh {SCRIPT}` once; it records one deploy in effects.log."
+RESUME_ASK = (
+    f"Task: run `sh {SCRIPT}` once; it records one deploy in effects.log. "
+    "If an earlier attempt was interrupted, check before running it again."
+)
+WAIT_S = 60.0
+DELEGATE_PREFIX = "Task: delegate to a subagent: "
+
+
+def config_toml(model: dict[str, Any], *, review_every: int = 0) -> str:
+    """A scratch home's config.toml for a child process (TOML strings are JSON strings)."""
+    lines = ["[model]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in model.items()]
+    lines += [
+        "",
+        "[embedding]",
+        'provider = "none"',
+        "",
+        "[agent]",
+        'shell_approval = "allowlist"',
+        'shell_allow = ["sh"]',
+        "",
+        "[review]",
+        f"memory_every_user_turns = {review_every}",
+        "skills_every_iterations = 0",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _child(home: Home, work: Path, *args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "KENNING_HOME": str(home.root)}
+    env.pop("KENNING_PROFILE", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "kenning", "run", *args],
+        cwd=work,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group: the kill reaches the tool's children
+    )
+
+
+def _kill(proc: subprocess.Popen[str]) -> None:
+    with contextlib.suppress(ProcessLookupError):  # it may have ended by itself
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+
+
+def _wait(predicate: Callable[[], bool], proc: subprocess.Popen[str]) -> bool:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        if proc.poll() is not None:
+            return predicate()
+        time.sleep(0.05)
+    return False
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    try:
+        out, err = proc.communicate(timeout=WAIT_S * 2)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return -9, "timed out"
+    return proc.returncode, (out + err)[-2000:]
+
+
+def _sessions(home: Home, source: str) -> list[Any]:
+    if not home.layout.state_db.exists():
+        return []
+    archive = Archive(home.layout.state_db)
+    try:
+        return list(archive.sessions(limit=50, sources=[source]))
+    finally:
+        archive.close()
+
+
+def _spend(home: Home, meter: Meter) -> None:
+    """What the child processes spent, from the archive (they had their own meters)."""
+    archive = Archive(home.layout.state_db)
+    try:
+        for session in archive.sessions(limit=100):
+            replies = [m for m in archive.messages(session.id) if m.role == "assistant"]
+            meter.requests += len(replies)
+            meter.usage = meter.usage + Usage(session.input_tokens, session.output_tokens)
+    finally:
+        archive.close()
+
+
+def kill_during_tool_call(
+    agent: Agent, scratch: Scratch, meter: Meter, *, subagent: bool = False
+) -> dict[str, Any]:
+    """Kill while the fixture command runs — in the session's own call, or (``subagent``)
+    in a subagent's call the session delegated — then resume the session."""
+    label = "subagent" if subagent else "tool"
+    home = scratch.home(label)
+    home.root.mkdir(parents=True, exist_ok=True)
+    home.layout.config_file.write_text(config_toml(agent.child_model()), encoding="utf-8")
+    work = scratch.workdir(f"work-{label}")
+    effects = work / "effects.log"
+    (work / SCRIPT).write_text(
+        f"echo start >> effects.log\nsleep {WORK_S}\necho done >> effects.log\n", encoding="utf-8"
+    )
+    ask, again = (
+        (DELEGATE_PREFIX + TOOL_TASK, DELEGATE_PREFIX + RESUME_ASK)
+        if subagent
+        else (TOOL_TASK, RESUME_ASK)
+    )
+    proc = _child(home, work, ask)
+    started = _wait(lambda: effects.exists() and "start" in effects.read_text(), proc)
+    _kill(proc)
+    runs = _sessions(home, "run")
+    session_id = runs[0].id if runs else ""
+    code, output = (
+        _finish(_child(home, work, "--resume", session_id, again))
+        if runs
+        else (-1, "no session was archived before the kill")
+    )
+    archive = Archive(home.layout.state_db)
+    try:
+        messages = archive.messages(session_id) if session_id else []
+    finally:
+        archive.close()
+    starts = effects.read_text().count("start") if effects.exists() else 0
+    interrupted = [m for m in messages if m.role == "tool" and (m.meta or {}).get("interrupted")]
+    results: dict[str, int] = {}
+    for m in messages:
+        if m.role == "tool" and m.tool_call_id:
+            results[m.tool_call_id] = results.get(m.tool_call_id, 0) + 1
+    delegated = [m for m in messages if m.role == "tool" and m.tool_name == "delegate_task"]
+    _spend(home, meter)
+    found: dict[str, Any] = {
+        "killed_mid_tool": started,
+        "resumed_ok": code == 0,
+        "resume_output": output.strip()[-300:] if code else "",
+        "ask_kept": any(m.role == "user" and m.content == ask for m in messages),
+        "dangling_call_answered": bool(interrupted),
+        "results_delivered_twice": sum(1 for n in results.values() if n > 1),
+        "side_effect_starts": starts,
+        "side_effect_repeated": starts > 1,
+        "partial_work_left": starts > 0
+        and "done" not in (effects.read_text() if effects.exists() else ""),
+    }
+    if subagent:
+        found["subagent_sessions"] = len(_sessions(home, "subagent"))
+        found["subagent_results_in_parent"] = len(delegated)
+        found["subagent_result_lost_but_said"] = any(
+            (m.meta or {}).get("interrupted") for m in delegated
+        )
+    return found
+
+
+def after_kill(home: Home, session_id: str) -> tuple[list[str], bool]:
+    """(files changed in the home but not committed, whether the session's review lock is free)."""
+    uncommitted = home.history.uncommitted() if home.history.available else []
+    try:
+        with try_lock(locks_dir(home.root) / f"review-{session_id}.lock"):
+            return uncommitted, True
+    except Busy:
+        return uncommitted, False
+
+
+def reviewed_through(home: Home, session_id: str) -> int:
+    """The last message seq the session's memory review covered (0: none)."""
+    from kenning.learning.background import META_KEY, ReviewState
+
+    archive = Archive(home.layout.state_db)
+    try:
+        found = archive.session(session_id) if session_id else None
+    finally:
+        archive.close()
+    meta = found.meta if found is not None else {}
+    return ReviewState.from_dict((meta or {}).get(META_KEY)).cursor(["memory"])
+
+
+def kill_during_review(agent: Agent, scratch: Scratch, meter: Meter) -> dict[str, Any]:
+    home = scratch.home("review")
+    home.root.mkdir(parents=True, exist_ok=True)
+    config = config_toml(agent.child_model(), review_every=1)
+    home.layout.config_file.write_text(config, encoding="utf-8")
+    work = scratch.workdir("work-review")
+    for name in ("a", "b"):
+        lines = [f"INFO step {i}" if i % 3 else f"ERROR step {i}" for i in range(12)]
+        (work / f"notes-{name}.log").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    agent.slow_reviews(True)
+    proc = _child(home, work, "Task: read `notes-a.log` and tell me how many lines contain ERROR.")
+    in_review = _wait(lambda: any(s.ended_at is None for s in _sessions(home, "review")), proc)
+    _kill(proc)
+    agent.slow_reviews(False)
+    runs = _sessions(home, "run")
+    session_id = runs[0].id if runs else ""
+    archive = Archive(home.layout.state_db)
+    try:
+        first_turn_last = max((m.seq or 0 for m in archive.messages(session_id)), default=0)
+    finally:
+        archive.close()
+    uncommitted, lock_free = after_kill(home, session_id)
+    code, output = _finish(
+        _child(
+            home,
+            work,
+            "--resume",
+            session_id,
+            "Task: read `notes-b.log` and tell me how many lines contain ERROR.",
+        )
+    )
+    reviews = _sessions(home, "review")
+    cursor = reviewed_through(home, session_id)
+    _spend(home, meter)
+    return {
+        "killed_mid_review": in_review,
+        "nothing_half_landed": not uncommitted,
+        "uncommitted_after_kill": uncommitted,
+        "lock_free_after_kill": lock_free,
+        "resumed_ok": code == 0,
+        "resume_output": output.strip()[-300:] if code else "",
+        "sessions": len(reviews),
+        "completed_after_restart": any(s.ended_at is not None for s in reviews),
+        "killed_range_reviewed_later": cursor >= first_turn_last > 0,
+    }
+
+
+def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
+    tool = kill_during_tool_call(agent, scratch, meter)
+    sub = kill_during_tool_call(agent, scratch, meter, subagent=True)
+    review = kill_during_review(agent, scratch, meter)
+    out = Outcome()
+    out.metrics = {
+        **{f"tool_{k}": v for k, v in tool.items()},
+        **{f"subagent_{k}": v for k, v in sub.items() if not k.startswith("subagent_")},
+        **{k: v for k, v in sub.items() if k.startswith("subagent_")},
+        **{f"review_{k}": v for k, v in review.items()},
+    }
+    out.check("tool_killed_mid_call", tool["killed_mid_tool"], "the kill landed inside the call")
+    out.check("tool_resumed", tool["resumed_ok"] and tool["ask_kept"], "the session resumes")
+    out.check("tool_call_answered", tool["dangling_call_answered"], "the dangling call is answered")
+    out.check("tool_no_repeat", not tool["side_effect_repeated"], "the side effect ran once")
+    out.check("subagent_killed_mid_call", sub["killed_mid_tool"], "the kill landed in its call")
+    out.check(
+        "subagent_resumed",
+        sub["resumed_ok"] and sub["dangling_call_answered"],
+        "the parent resumes; its delegate call is answered as interrupted",
+    )
+    out.check(
+        "subagent_not_delivered_twice",
+        sub["results_delivered_twice"] == 0,
+        "no call gets two results",
+    )
+    out.check("subagent_no_repeat", not sub["side_effect_repeated"], "the side effect ran once")
+    out.check("review_killed_mid_review", review["killed_mid_review"], "the kill landed inside")
+    out.check("review_atomic", review["nothing_half_landed"], "a killed review lands nothing")
+    out.check("review_lock_released", review["lock_free_after_kill"], "no stale lock")
+    out.check(
+        "review_retried",
+        review["completed_after_restart"] and review["killed_range_reviewed_later"],
+        "the next review completes and covers what the killed one did not",
+    )
+    return out
+
+
+SCENARIO = Scenario(
+    key="recovery",
+    number=4,
+    title="Recovery across processes",
+    measures="kenning",
+    why="what survives a SIGKILL of `kenning run` mid-tool-call, mid-subagent and mid-review",
+    run=run,
+    # TODO(#14): kill during a goal run — goal and progress kept — once goal mode exists.
+    todo=("kill during a goal run (#14; goal mode is being built)",),
+)
