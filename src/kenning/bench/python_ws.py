@@ -78,9 +78,9 @@ def _cells(state: Path, n: int) -> dict[str, Any]:
     kernel.start()
     try:
         overhead, snapshot, user = [], [], []
-        kernel.execute("import math\nvalues = list(range(100))", 30)
+        kernel.run_cell("import math\nvalues = list(range(100))", 30)
         for i in range(n):
-            result = kernel.execute(f"x = math.sqrt({i})\nx", 30)
+            result = kernel.run_cell(f"x = math.sqrt({i})\nx", 30)
             overhead.append(result.seconds - result.exec_s)
             snapshot.append(result.snapshot_s)
             user.append(result.exec_s)
@@ -104,8 +104,8 @@ def _snapshot(state: Path, size_mb: int) -> dict[str, Any]:
         f"block_{i} = numpy.random.default_rng({i}).random({per_chunk})\n" for i in range(chunks)
     )
     try:
-        result = kernel.execute(code, 600)
-        unchanged = kernel.execute("len(block_0)", 600)  # a look: nothing to rewrite
+        result = kernel.run_cell(code, 600)
+        unchanged = kernel.run_cell("len(block_0)", 600)  # a look: nothing to rewrite
     finally:
         kernel.close()
     restore = Kernel(state, state.parent)

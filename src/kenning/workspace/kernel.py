@@ -210,7 +210,7 @@ class Kernel:
 
     # -- cells -----------------------------------------------------------------------------
 
-    def execute(
+    def run_cell(
         self,
         code: str,
         timeout_s: float,

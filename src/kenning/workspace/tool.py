@@ -123,7 +123,7 @@ class Workspaces:
         cancel = threading.Event()
         host = HostApi(ctx, asyncio.get_running_loop(), cancel)
         cell = asyncio.ensure_future(
-            asyncio.to_thread(kernel.execute, code, timeout_s, host.serve, cancel)
+            asyncio.to_thread(kernel.run_cell, code, timeout_s, host.serve, cancel)
         )
         try:
             result = await asyncio.shield(cell)
