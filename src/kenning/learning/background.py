@@ -61,6 +61,9 @@ META_KEY = "review"
 # Automated sessions are the agent talking to itself: reviewing them would
 # teach it its own output (and a review reviewing a review never ends).
 NEVER_REVIEWED = frozenset({"cron", "subagent", "review", "import"})
+# What ``review --last`` means by the last session: a conversation with the
+# user in Kenning (chat or run), never an MCP client's record of writes or an import.
+CONVERSATIONS = ("cli", "run")
 _MEMORY_WRITES = frozenset({"add", "replace", "remove"})
 
 
