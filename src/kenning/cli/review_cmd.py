@@ -17,9 +17,9 @@ import click
 from kenning.cli.context import CliState, echo_json, pass_state
 from kenning.learning.background import (
     CONVERSATIONS,
-    NEVER_REVIEWED,
     load_state,
     review_locked,
+    reviewable,
 )
 from kenning.learning.review import KINDS, describe, take_snapshot
 from kenning.models.errors import ModelError, ModelNotConfigured
@@ -77,7 +77,7 @@ def review_command(
     session = home.archive.session(session_id)
     if session is None:
         raise click.ClickException(f"no session {session_id!r}; `kenning sessions list` shows them")
-    if session.source in NEVER_REVIEWED:
+    if not reviewable(session.source, session.meta):
         raise click.ClickException(
             f"session {session_id} is an automated session ({session.source}); "
             "reviews look at conversations with people"

@@ -399,3 +399,33 @@ def _flatten(content: Any) -> str:
         kind = block.get("type")
         parts.append(str(block.get("text") or "") if kind == "text" else f"[{kind}]")
     return "\n".join(p for p in parts if p)
+
+
+# -- live archiving (kenning.hosts): new lines of one transcript as they come ----------
+
+
+def messages_since(
+    events: list[Any], carry: dict[str, Any]
+) -> tuple[list[Message], dict[str, Any], str | None]:
+    """The messages of a transcript's new lines, read the way an import reads them.
+
+    ``carry`` is what the earlier lines left for these (``call_names``: tool
+    names by call id, for the results; ``model``); returned updated, with the
+    first user prompt as a title when these are the first lines. Lines an
+    import skips (damaged, sidechains, noise) are skipped here too.
+    """
+    builder = _Builder(Counter())
+    names = carry.get("call_names")
+    builder.call_names = dict(names) if isinstance(names, dict) else {}
+    model = carry.get("model")
+    builder.model = model if isinstance(model, str) else None
+    for data in events:
+        if _shape_problem(data) is not None or data.get("type") not in _MESSAGE_TYPES:
+            continue
+        if data.get("isSidechain"):
+            continue
+        builder.add(_Event(data, to_timestamp(data.get("timestamp")), ""))
+    # Only the calls still waiting for a result need their names carried on.
+    answered = {m.tool_call_id for m in builder.messages if m.role == "tool"}
+    pending = {k: v for k, v in builder.call_names.items() if k not in answered}
+    return builder.messages, {"call_names": pending, "model": builder.model}, builder.first_prompt()

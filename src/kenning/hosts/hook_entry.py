@@ -1,0 +1,109 @@
+"""The command a host's hook runs: hand the event to a background worker and return.
+
+Run as a script (``python …/kenning/hosts/hook_entry.py HOST [options]``),
+never as ``-m kenning``: importing the ``kenning`` package costs about a
+second, and a hook runs on every turn of the host, which waits for it. This
+file imports only the standard library, reads the hook's JSON from stdin,
+and starts ``kenning hosts sync HOST`` detached (its own session, no pipes
+to the host), then exits 0 whatever happens: a hook must never fail the host.
+
+One worker per host session is queued at a time: a marker file
+(``cache/hosts/<host>/<session>.queued``) is created before the worker is
+started and deleted by the worker before it reads the transcript, so a hook
+that finds the marker knows a worker is still to run and will read its lines
+too. A marker older than ``STALE_S`` (a worker that died) is replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+STALE_S = 120.0
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def queued_marker(home: Path, host: str, session_id: str) -> Path:
+    return home / "cache" / "hosts" / host / f"{_SAFE.sub('_', session_id)[:120]}.queued"
+
+
+def home_root() -> Path:
+    override = os.environ.get("KENNING_HOME")
+    root = Path(override).expanduser() if override else Path.home() / ".kenning"
+    profile = os.environ.get("KENNING_PROFILE")
+    return root / "profiles" / profile if profile and profile != "default" else root
+
+
+def claim(marker: Path) -> bool:
+    """True when this hook should start a worker (no live one is queued)."""
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        try:
+            if time.time() - marker.stat().st_mtime < STALE_S:
+                return False
+        except FileNotFoundError:
+            pass  # the worker just took it: start another for the newest lines
+        marker.touch()
+        return True
+    os.close(fd)
+    return True
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: hook_entry.py HOST [sync options…]", file=sys.stderr)
+        return 0
+    host, options = argv[0], argv[1:]
+    try:
+        raw = sys.stdin.read()
+        event = json.loads(raw)
+        session_id = str(event["session_id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0  # not a hook event we can use; never fail the host
+    home = home_root()
+    marker = queued_marker(home, host, session_id)
+    try:
+        if not claim(marker):
+            return 0
+        log = home / "cache" / "hosts" / host / "sync.log"
+        package_parent = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        # The worker imports the kenning this file belongs to, even from a source checkout.
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (package_parent, env.get("PYTHONPATH", "")) if p
+        )
+        with open(log, "ab") as errors:
+            subprocess.Popen(
+                [sys.executable, "-m", "kenning", *_globals(options), "hosts", "sync", host,
+                 *_locals(options), "--event", raw],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+                env=env,
+                start_new_session=True,
+                close_fds=True,
+            )  # fmt: skip
+    except OSError as exc:
+        print(f"kenning hook: could not start the archive worker: {exc}", file=sys.stderr)
+    return 0
+
+
+def _globals(options: list[str]) -> list[str]:
+    """The options after ``--``: kenning's own (``--profile``, ``--set``)."""
+    return options[options.index("--") + 1 :] if "--" in options else []
+
+
+def _locals(options: list[str]) -> list[str]:
+    """The options before ``--``: the sync command's (``--no-review``)."""
+    return options[: options.index("--")] if "--" in options else options
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
