@@ -543,3 +543,18 @@ def bench_safety(
         click.echo(f"\nwrites refused for other reasons: {errors}")
     for miss in missed or []:
         click.echo(f"  miss {miss['id']} on {','.join(miss['channels'])}: {miss['text']!r}")
+
+
+@bench.command("hosts")
+@click.option("--lines", default=5000, show_default=True, help="Transcript length.")
+@click.option("--runs", default=20, show_default=True, help="Hook runs timed.")
+@json_option
+def bench_hosts(lines: int, runs: int, as_json: bool) -> None:
+    """What a Claude Code hook costs the host: p50/p95 of the installed hook command
+    on an N-line transcript (budget 300 ms), and of the worker's archiving pass."""
+    from kenning.bench import hosts as hosts_bench
+
+    if lines < 10 or runs < 1:
+        raise click.BadParameter("need --lines >= 10 and --runs >= 1")
+    report = hosts_bench.run(lines, runs)
+    emit(report, lambda r: "\n".join(hosts_bench.table(r)), as_json)
