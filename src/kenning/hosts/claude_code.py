@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from kenning.fsutil import FileStamp
 from kenning.home import Home
 from kenning.hosts import hook_entry
 from kenning.hosts.files import (
@@ -177,6 +178,7 @@ def _install(
     assignments: list[str],
 ) -> None:
     # Read everything first: a file that cannot be changed stops the install before any write.
+    mcp_stamp, settings_stamp = FileStamp.of(places.mcp_file), FileStamp.of(places.settings_file)
     mcp_data = read_object(places.mcp_file)
     settings = read_object(places.settings_file)
     spec = launch(profile=profile, assignments=assignments, read_only=False)
@@ -186,7 +188,7 @@ def _install(
     if why:
         report.notes.append(f"MCP server not registered: {why}")
     else:
-        write_object(manifest, places.mcp_file, mcp_data)
+        write_object(manifest, places.mcp_file, mcp_data, expect=mcp_stamp)
         report.done.append(f"registered the MCP server in {places.mcp_file}")
     command = hook_command(home, review=review, assignments=assignments)
     group = {"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]}
@@ -195,7 +197,7 @@ def _install(
         why = add_value(manifest, places.settings_file, settings, key, group, into_list=True)
         if why:
             report.notes.append(f"hook {event} not installed: {why}")
-    write_object(manifest, places.settings_file, settings)
+    write_object(manifest, places.settings_file, settings, expect=settings_stamp)
     report.done.append(
         f"installed hooks {', '.join(HOOK_EVENTS)} in {places.settings_file}"
         + ("" if review else " (background review off)")

@@ -21,11 +21,12 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from kenning.fsutil import atomic_write
+from kenning.fsutil import ChangedUnderfootError, FileStamp, atomic_write
 
 JsonObject = dict[str, Any]
+Expect = FileStamp | Literal["any"] | None  # as fsutil.atomic_write takes it
 
 
 class HostFileError(RuntimeError):
@@ -83,12 +84,23 @@ class Manifest:
             folder.mkdir()
             self.note_created(folder)
 
-    def write_file(self, path: Path, data: str | bytes) -> None:
-        """Write ``path`` atomically; a file that was not there is recorded as Kenning's."""
+    def write_file(self, path: Path, data: str | bytes, *, expect: Expect = "any") -> None:
+        """Write ``path`` atomically; a file that was not there is recorded as Kenning's.
+
+        ``expect`` is the file's stamp when it was read: if the host rewrote it
+        since (Claude Code saves ``~/.claude.json`` often), nothing is written.
+        """
         self.make_parents(path)
-        if not path.exists():
+        created = not path.exists()
+        try:
+            atomic_write(path, data, expect=expect)
+        except ChangedUnderfootError as exc:
+            raise HostFileError(
+                f"{path} changed while Kenning was changing it (is Claude Code saving it?); "
+                "nothing was changed, run the command again"
+            ) from exc
+        if created:
             self.note_created(path)
-        atomic_write(path, data)
 
     def remove_created(self) -> list[str]:
         """Delete the files and folders Kenning created, newest first, if they hold
@@ -134,8 +146,11 @@ def read_object(path: Path) -> JsonObject:
     return value
 
 
-def write_object(manifest: Manifest, path: Path, data: JsonObject) -> None:
-    manifest.write_file(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def write_object(
+    manifest: Manifest, path: Path, data: JsonObject, *, expect: Expect = "any"
+) -> None:
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    manifest.write_file(path, text, expect=expect)
 
 
 def add_value(
