@@ -101,9 +101,10 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     )
     own_hook = {"hooks": [{"type": "command", "command": "notify-send done"}]}
     settings = {"model": "opus", "hooks": {"Stop": [own_hook]}}
-    (claude / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+    (claude / "settings.json").write_text(json.dumps(settings, indent=4) + "\n")
     state = {"numStartups": 3, "mcpServers": {"other": {"command": "other-mcp", "args": []}}}
-    (home / ".claude.json").write_text(json.dumps(state, indent=2) + "\n")
+    # As Claude Code writes it: two-space indent, no final newline.
+    (home / ".claude.json").write_text(json.dumps(state, indent=2))
     (claude / "CLAUDE.md").write_text("Always answer in English.")  # no final newline
     monkeypatch.setenv("HOME", str(home))
     return home

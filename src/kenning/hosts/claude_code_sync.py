@@ -20,7 +20,8 @@
 3. Flow back: agent-made skills are exported to the host's skills folder and
    the hot-memory file the ``CLAUDE.md`` import names is rendered again.
 
-Passes of one host session take turns under a lock.
+Passes of one host session take turns under a lock; each reads from the
+offset the one before it stored.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from kenning.archive.importers.common import to_timestamp
 from kenning.archive.store import Archive
 from kenning.home import Home
 from kenning.hosts.files import HostFileError
-from kenning.hosts.hook_entry import queued_marker
+from kenning.hosts.hook_entry import safe_name
 from kenning.locks import exclusive_lock, locks_dir
 
 HOST = "claude-code"
@@ -162,14 +163,9 @@ def sync(
 ) -> SyncReport:
     """One worker pass: archive, maybe review, export skills and memory."""
     started = time.monotonic()
-    lock = (
-        locks_dir(home.root)
-        / f"hosts-{HOST}-{queued_marker(home.root, HOST, event.session_id).stem}.lock"
-    )
+    lock = locks_dir(home.root) / f"hosts-{HOST}-{safe_name(event.session_id)}.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(lock):
-        # From here on a new hook must queue another pass: this one may have read too early.
-        queued_marker(home.root, HOST, event.session_id).unlink(missing_ok=True)
         report = archive_new_lines(home.archive, event)
         if report.session_id is not None:
             report.review = _maybe_review(home, report, event, enabled=review)

@@ -149,8 +149,26 @@ def read_object(path: Path) -> JsonObject:
 def write_object(
     manifest: Manifest, path: Path, data: JsonObject, *, expect: Expect = "any"
 ) -> None:
-    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    manifest.write_file(path, text, expect=expect)
+    manifest.write_file(path, dump_like(path, data), expect=expect)
+
+
+def dump_like(path: Path, data: JsonObject) -> str:
+    """``data`` as JSON laid out like ``path`` is now (its indent, its final newline), so
+    taking Kenning's keys back out gives the user's bytes back, not just their values."""
+    try:
+        old = path.read_text(encoding="utf-8")
+    except (FileNotFoundError, UnicodeDecodeError):
+        old = ""
+    indent: int | None = 2
+    for raw in old.splitlines()[1:]:
+        stripped = raw.lstrip(" \t")
+        if stripped and len(stripped) < len(raw):
+            indent = len(raw) - len(stripped)
+            break
+    if old.strip() and "\n" not in old.strip():
+        indent = None  # written on one line: kept on one line
+    end = "\n" if not old or old.endswith("\n") else ""
+    return json.dumps(data, indent=indent, ensure_ascii=False) + end
 
 
 def add_value(
@@ -229,7 +247,7 @@ def remove_values(manifest: Manifest) -> list[str]:
         if not data and name in manifest.created:
             continue  # Kenning's own file, now empty: remove_created deletes it
         if file.exists():
-            atomic_write(file, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+            atomic_write(file, dump_like(file, data))
     manifest.values, manifest.containers = [], []
     return notes
 

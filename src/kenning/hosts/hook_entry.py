@@ -7,11 +7,10 @@ file imports only the standard library, reads the hook's JSON from stdin,
 and starts ``kenning hosts sync HOST`` detached (its own session, no pipes
 to the host), then exits 0 whatever happens: a hook must never fail the host.
 
-One worker per host session is queued at a time: a marker file
-(``cache/hosts/<host>/<session>.queued``) is created before the worker is
-started and deleted by the worker before it reads the transcript, so a hook
-that finds the marker knows a worker is still to run and will read its lines
-too. A marker older than ``STALE_S`` (a worker that died) is replaced.
+Each event starts one worker. Workers of one host session take turns under a
+lock and each reads everything the transcript holds when its turn comes, so
+none is lost and none is archived twice; a worker that finds nothing new
+exits at once. (A hook fires once per turn, so this is one process a turn.)
 """
 
 from __future__ import annotations
@@ -21,15 +20,14 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-STALE_S = 120.0
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
-def queued_marker(home: Path, host: str, session_id: str) -> Path:
-    return home / "cache" / "hosts" / host / f"{_SAFE.sub('_', session_id)[:120]}.queued"
+def safe_name(session_id: str) -> str:
+    """The host's session id as a file name (ids are UUIDs; anything else is tamed)."""
+    return _SAFE.sub("_", session_id)[:120] or "_"
 
 
 def home_root() -> Path:
@@ -37,23 +35,6 @@ def home_root() -> Path:
     root = Path(override).expanduser() if override else Path.home() / ".kenning"
     profile = os.environ.get("KENNING_PROFILE")
     return root / "profiles" / profile if profile and profile != "default" else root
-
-
-def claim(marker: Path) -> bool:
-    """True when this hook should start a worker (no live one is queued)."""
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    except FileExistsError:
-        try:
-            if time.time() - marker.stat().st_mtime < STALE_S:
-                return False
-        except FileNotFoundError:
-            pass  # the worker just took it: start another for the newest lines
-        marker.touch()
-        return True
-    os.close(fd)
-    return True
 
 
 def main(argv: list[str]) -> int:
@@ -67,12 +48,12 @@ def main(argv: list[str]) -> int:
         session_id = str(event["session_id"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0  # not a hook event we can use; never fail the host
+    if not session_id:
+        return 0
     home = home_root()
-    marker = queued_marker(home, host, session_id)
     try:
-        if not claim(marker):
-            return 0
         log = home / "cache" / "hosts" / host / "sync.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
         package_parent = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
         # The worker imports the kenning this file belongs to, even from a source checkout.
