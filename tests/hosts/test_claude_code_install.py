@@ -17,7 +17,7 @@ HARNESS = Path(__file__).parents[1] / "archive" / "fixtures" / "claude_code_harn
 HARNESS_ID = "7c9d1e22-4b8a-4c3f-9d10-2f6a8e4b1c33"
 
 
-def run(*args: str, code: int = 0, cwd: Path | None = None) -> Result:
+def run(*args: str, code: int = 0) -> Result:
     result = CliRunner().invoke(cli, list(args))
     assert result.exit_code == code, result.output
     assert "Traceback" not in result.output
@@ -130,3 +130,11 @@ def test_the_hook_bench_runs_and_reports_the_budget() -> None:
     report = hosts_bench.run(lines=200, runs=2)
     assert report["budget_ms"] == 300 and report["hook_ms"]["p95"] > 0
     assert "budget" in hosts_bench.table(report)[1]
+
+
+def test_the_hook_never_fails_the_host_on_input_it_cannot_use() -> None:
+    for stdin in ("", "not json", '{"no": "session"}'):
+        result = CliRunner().invoke(cli, ["hosts", "hook", "claude-code"], input=stdin)
+        assert result.exit_code == 0 and result.output == ""
+    bad = run("hosts", "sync", "claude-code", "--event", '{"session_id": "x"}', code=1)
+    assert "no transcript_path" in bad.output

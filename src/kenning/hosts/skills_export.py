@@ -21,6 +21,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kenning.fsutil import atomic_write
 from kenning.home import Home
 from kenning.hosts.files import Manifest, digest
 from kenning.skills.library import SkillLibrary
@@ -93,7 +94,7 @@ def export_skills(home: Home, manifest: Manifest, target: Path) -> ExportReport:
         for rel, data in files.items():
             path = folder / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            manifest_free_write(path, data)
+            atomic_write(path, data)  # the folder's creation is what the manifest records
         manifest.skills[name] = hashes
         report.written.append(name)
     return report
@@ -111,13 +112,6 @@ def remove_exported(manifest: Manifest, target: Path) -> ExportReport:
             report.skipped.append(f"{folder} was edited outside Kenning; left as it is")
     manifest.skills = {}
     return report
-
-
-def manifest_free_write(path: Path, data: bytes) -> None:
-    """A skill file, atomically (its folder's creation is what the manifest records)."""
-    from kenning.fsutil import atomic_write
-
-    atomic_write(path, data)
 
 
 def _unchanged(folder: Path, hashes: dict[str, str]) -> bool:
