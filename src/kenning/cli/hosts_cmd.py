@@ -82,7 +82,7 @@ def install_cmd(
             claude_md = click.confirm(
                 f"Add one line to {places.claude_md} so Claude Code reads Kenning's hot "
                 f"memory?\n  {line}\n",
-                default=True,
+                default=False,
             )
         else:
             click.echo(
