@@ -11,7 +11,7 @@ from click.testing import CliRunner, Result
 from kenning.archive.store import Archive
 from kenning.bench import hosts as hosts_bench
 from kenning.cli import cli
-from kenning.hosts.claude_code_sync import HookEvent, archive_new_lines
+from kenning.hosts.sync import HookEvent, archive_new_lines
 
 HARNESS = Path(__file__).parents[1] / "archive" / "fixtures" / "claude_code_harness"
 HARNESS_ID = "7c9d1e22-4b8a-4c3f-9d10-2f6a8e4b1c33"

@@ -78,15 +78,14 @@ def transcript_lines(start: int, count: int) -> list[str]:
 
 
 def run(lines: int = 5000, runs: int = 20) -> dict[str, Any]:
-    from kenning.hosts.claude_code import Places, hook_command, install
-    from kenning.hosts.claude_code_sync import HookEvent, archive_new_lines
+    from kenning.hosts.claude_code import hook_command, install, places
+    from kenning.hosts.sync import HookEvent, archive_new_lines
 
     with tempfile.TemporaryDirectory(prefix="kenning-bench-hosts-") as tmp:
         root = Path(tmp)
         home = Home.open(root / "home", overrides={"embedding": {"provider": "none"}})
         home.root.mkdir(parents=True, exist_ok=True)
-        places = Places.of("user", user_home=root / "user", project=None)
-        install(home, places, review=False)
+        install(home, places("user", user_home=root / "user", project=None), review=False)
         command = hook_command(home, review=False, assignments=[])
         transcript = root / "user" / ".claude" / "projects" / "p" / f"{SESSION}.jsonl"
         transcript.parent.mkdir(parents=True)

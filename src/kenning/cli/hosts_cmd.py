@@ -1,16 +1,16 @@
 """``kenning hosts …``: Kenning as the learning loop of an agent you already use.
 
-``install`` changes the host's own files (see ``kenning.hosts.claude_code``
-for which), ``uninstall`` takes back exactly that, ``status`` says what is in
-place. ``hook`` and ``sync`` are what the installed hooks run; people do not
-need them.
+``install`` changes the host's own files (``kenning.hosts.claude_code`` and
+``kenning.hosts.gemini_cli`` say which), ``uninstall`` takes back exactly
+that, ``status`` says what is in place. ``hook`` and ``sync`` are what the
+installed hooks run; people do not need them.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 import click
 
@@ -21,14 +21,17 @@ from kenning.hosts.files import HostFileError
 
 @click.group()
 def hosts() -> None:
-    """Connect Kenning to an agent you already run (Claude Code)."""
+    """Connect Kenning to an agent you already run (Claude Code, Gemini CLI)."""
 
 
-def _places(scope: str, project: Path | None) -> object:
-    from kenning.hosts.claude_code import Places
+def _where(host: str, scope: str, project: Path | None) -> Any:
+    """The host's module and the files it reads for this scope."""
+    from kenning.hosts.sync import host_module
 
+    module = host_module(host)
     folder = (project or Path.cwd()).resolve() if scope == "project" else None
-    return Places.of(cast(Literal["user", "project"], scope), user_home=Path.home(), project=folder)
+    chosen = cast(Literal["user", "project"], scope)
+    return module, module.places(chosen, user_home=Path.home(), project=folder)
 
 
 _host = click.argument("host", type=click.Choice(HOSTS))
@@ -37,7 +40,7 @@ _scope = click.option(
     type=click.Choice(["user", "project"]),
     default="user",
     show_default=True,
-    help="user: every project (~/.claude); project: this folder only (./.claude, .mcp.json).",
+    help="user: every project (~/.claude, ~/.gemini); project: this folder only.",
 )
 _project = click.option(
     "--project",
@@ -51,8 +54,13 @@ _project = click.option(
 @_scope
 @_project
 @click.option("--no-review", is_flag=True, help="Archive sessions but never review them.")
-@click.option("--yes", "-y", is_flag=True, help="Add the CLAUDE.md memory import without asking.")
-@click.option("--no-claude-md", is_flag=True, help="Do not add the CLAUDE.md memory import.")
+@click.option(
+    "--yes", "-y", is_flag=True, help="Add the memory import (CLAUDE.md, GEMINI.md) without asking."
+)
+@click.option(
+    "--no-claude-md", "--no-memory-md", "no_claude_md", is_flag=True,
+    help="Do not add the memory import line to CLAUDE.md / GEMINI.md.",
+)  # fmt: skip
 @pass_state
 def install_cmd(
     state: CliState,
@@ -70,31 +78,31 @@ def install_cmd(
     host's skills folder and follow its patches. With your agreement one line
     in CLAUDE.md imports Kenning's hot memory.
     """
-    from kenning.hosts import claude_code
+    from kenning.hosts.install import import_line
 
     if yes and no_claude_md:
         raise click.UsageError("--yes and --no-claude-md contradict each other; give one")
-    places = cast(claude_code.Places, _places(scope, project))
-    claude_md = yes
+    module, places = _where(host, scope, project)
+    memory_md = yes
     if not yes and not no_claude_md:
-        line = claude_code.import_line(state.home())
+        line = import_line(module.SPEC, state.home())
         if sys.stdin.isatty():
-            claude_md = click.confirm(
-                f"Add one line to {places.claude_md} so Claude Code reads Kenning's hot "
-                f"memory?\n  {line}\n",
+            memory_md = click.confirm(
+                f"Add one line to {places.memory_md} so {module.SPEC.title} reads Kenning's "
+                f"hot memory?\n  {line}\n",
                 default=False,
             )
         else:
             click.echo(
-                f"Not asked (no terminal): {places.claude_md} is left as it is; "
+                f"Not asked (no terminal): {places.memory_md} is left as it is; "
                 "run again with --yes to add the memory import."
             )
     try:
-        report = claude_code.install(
+        report = module.install(
             state.home(),
             places,
             review=not no_review,
-            claude_md=claude_md,
+            memory_md=memory_md,
             profile=state.profile,
             assignments=list(state.assignments),
         )
@@ -116,11 +124,9 @@ def install_cmd(
 @pass_state
 def uninstall_cmd(state: CliState, host: str, scope: str, project: Path | None) -> None:
     """Remove exactly what `kenning hosts install` added to HOST."""
-    from kenning.hosts import claude_code
-
-    places = cast(claude_code.Places, _places(scope, project))
+    module, places = _where(host, scope, project)
     try:
-        notes = claude_code.uninstall(state.home(), places)
+        notes = module.uninstall(state.home(), places)
     except HostFileError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"Removed Kenning from {host} ({scope} scope).")
@@ -135,11 +141,9 @@ def uninstall_cmd(state: CliState, host: str, scope: str, project: Path | None) 
 @pass_state
 def status_cmd(state: CliState, host: str, scope: str, project: Path | None) -> None:
     """Say what Kenning installed in HOST and whether it is still in place."""
-    from kenning.hosts import claude_code
-
-    places = cast(claude_code.Places, _places(scope, project))
+    module, places = _where(host, scope, project)
     try:
-        lines = claude_code.status(state.home(), places)
+        lines = module.status(state.home(), places)
     except HostFileError as exc:
         raise click.ClickException(str(exc)) from exc
     for line in lines:
@@ -168,10 +172,10 @@ def hook_cmd(host: str, options: tuple[str, ...]) -> None:
 @pass_state
 def sync_cmd(state: CliState, host: str, raw: str, no_review: bool, as_json: bool) -> None:
     """One background pass for a hook event: archive new lines, review if due, export."""
-    from kenning.hosts.claude_code_sync import HookEvent, sync
+    from kenning.hosts.sync import HookEvent, sync
 
     try:
-        report = sync(state.home(), HookEvent.parse(raw), review=not no_review)
+        report = sync(state.home(), HookEvent.parse(raw), host=host, review=not no_review)
     except HostFileError as exc:
         raise click.ClickException(str(exc)) from exc
     if as_json:

@@ -73,6 +73,8 @@ def main(argv: list[str]) -> int:
             )  # fmt: skip
     except OSError as exc:
         print(f"kenning hook: could not start the archive worker: {exc}", file=sys.stderr)
+    if host == "gemini-cli":
+        print("{}")  # Gemini CLI parses a hook's stdout as JSON: an empty answer, no decision
     return 0
 
 

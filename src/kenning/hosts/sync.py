@@ -1,18 +1,19 @@
-"""The worker behind Claude Code's hooks: archive the transcript's new lines, review, export.
+"""The worker behind a host's hooks: archive the transcript's new lines, review, export.
 
-``kenning hosts sync claude-code --event JSON`` is started by the hook
+``kenning hosts sync HOST --event JSON`` is started by the hook
 (``hook_entry``) with the hook's input: ``session_id``, ``transcript_path``,
-``cwd``, ``hook_event_name`` (Claude Code's documented fields). One pass:
+``cwd``, ``hook_event_name`` (the fields Claude Code and Gemini CLI both
+document). One pass:
 
 1. Archive: the bytes of the transcript after the offset already archived,
-   up to its last complete line, parsed as ``sessions import claude-code``
-   parses them (harness lines as system rows, sidechains left out), appended
-   to the one archive session of this host session (``import_key``
-   ``claude-code:live:<session id>``). The messages and the new offset are
+   up to its last complete line, parsed by the host's module
+   (``claude_code.parse_lines``, ``gemini_cli.parse_lines``), appended to the
+   one archive session of this host session (``import_key``
+   ``<host>:live:<session id>``). The messages and the new offset are
    written in one transaction, so a pass killed midway archives nothing twice
    and loses nothing: the next pass starts from the same offset.
-2. Review, on the rules of Kenning's own sessions: after a ``Stop`` or
-   ``SessionEnd`` (the end of a turn), the user turns and model replies since
+2. Review, on the rules of Kenning's own sessions: after the end of a turn
+   (the host's ``REVIEW_EVENTS``), the user turns and model replies since
    the last review are counted against ``review.memory_every_user_turns`` and
    ``review.skills_every_iterations``; when one is reached the review runs
    here, already in the background. ``--no-review`` (installed by
@@ -32,7 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kenning.archive.importers.claude_code import messages_since
 from kenning.archive.importers.common import to_timestamp
 from kenning.archive.store import Archive
 from kenning.home import Home
@@ -40,9 +40,18 @@ from kenning.hosts.files import HostFileError
 from kenning.hosts.hook_entry import safe_name
 from kenning.locks import exclusive_lock, locks_dir
 
-HOST = "claude-code"
-KEY_PREFIX = "claude-code:live:"
-REVIEW_EVENTS = ("Stop", "SessionEnd")
+
+def host_module(name: str) -> Any:
+    """The module of host ``name`` (its SPEC, REVIEW_EVENTS, parse_lines, places)."""
+    if name == "claude-code":
+        from kenning.hosts import claude_code
+
+        return claude_code
+    if name == "gemini-cli":
+        from kenning.hosts import gemini_cli
+
+        return gemini_cli
+    raise HostFileError(f"unknown host {name!r}")
 
 
 @dataclass(frozen=True)
@@ -91,10 +100,11 @@ class SyncReport:
         return dict(self.__dict__)
 
 
-def archive_new_lines(archive: Archive, event: HookEvent) -> SyncReport:
+def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-code") -> SyncReport:
     """Step 1: append what the transcript gained since the last pass (see the module doc)."""
+    module = host_module(host)
     report = SyncReport()
-    key = KEY_PREFIX + event.session_id
+    key = f"{host}:live:{event.session_id}"
     sid = archive.session_by_import_key(key)
     stored = archive.session(sid) if sid else None
     meta = stored.meta if stored else {}
@@ -110,6 +120,11 @@ def archive_new_lines(archive: Archive, event: HookEvent) -> SyncReport:
     end = chunk.rfind(b"\n") + 1  # a line still being written waits for the next pass
     chunk = chunk[:end]
     events: list[Any] = []
+    document = getattr(module, "read_document", None)
+    whole = document(event.transcript) if document is not None else None
+    if whole is not None:  # a transcript rewritten whole each time: read all, ids say what is new
+        events, offset, end = whole, 0, 0
+        chunk = b""
     for line in chunk.split(b"\n"):
         if not line.strip():
             continue
@@ -119,10 +134,7 @@ def archive_new_lines(archive: Archive, event: HookEvent) -> SyncReport:
             report.damaged += 1
     stored_carry = meta.get("carry")
     carry: dict[str, Any] = stored_carry if isinstance(stored_carry, dict) else {}
-    messages, carry, title = messages_since(
-        [e for e in events if isinstance(e, dict) and e.get("sessionId") == event.session_id],
-        carry,
-    )
+    messages, carry, title = module.parse_lines(events, carry, event.session_id)
     report.offset = offset + end
     report.user_turns = sum(1 for m in messages if m.role == "user")
     report.replies = sum(1 for m in messages if m.role == "assistant")
@@ -141,8 +153,8 @@ def archive_new_lines(archive: Archive, event: HookEvent) -> SyncReport:
                 started_at=first,
                 import_key=key,
                 meta={
-                    "format": HOST,
-                    "host": HOST,
+                    "format": host,
+                    "host": host,
                     "session_id": event.session_id,
                     "transcript": str(event.transcript),
                 },
@@ -159,24 +171,26 @@ def archive_new_lines(archive: Archive, event: HookEvent) -> SyncReport:
 
 
 def sync(
-    home: Home, event: HookEvent, *, review: bool = True, skills_dir: Path | None = None
+    home: Home, event: HookEvent, *, host: str = "claude-code", review: bool = True
 ) -> SyncReport:
     """One worker pass: archive, maybe review, export skills and memory."""
+    from kenning.hosts.install import refresh
+
+    module = host_module(host)
     started = time.monotonic()
-    lock = locks_dir(home.root) / f"hosts-{HOST}-{safe_name(event.session_id)}.lock"
+    lock = locks_dir(home.root) / f"hosts-{host}-{safe_name(event.session_id)}.lock"
     lock.parent.mkdir(parents=True, exist_ok=True)
     with exclusive_lock(lock):
-        report = archive_new_lines(home.archive, event)
+        report = archive_new_lines(home.archive, event, host)
         if report.session_id is not None:
-            report.review = _maybe_review(home, report, event, enabled=review)
-    from kenning.hosts.claude_code import refresh
-
-    report.notes.extend(refresh(home, skills_dir=skills_dir))
+            after_turn = event.name in module.REVIEW_EVENTS
+            report.review = _maybe_review(home, report, after_turn=after_turn, enabled=review)
+    report.notes.extend(refresh(module.SPEC, home))
     report.seconds = time.monotonic() - started
     return report
 
 
-def _maybe_review(home: Home, report: SyncReport, event: HookEvent, *, enabled: bool) -> str:
+def _maybe_review(home: Home, report: SyncReport, *, after_turn: bool, enabled: bool) -> str:
     """Count the pass's turns into the session's review state; run the review when due."""
     import asyncio
 
@@ -199,7 +213,7 @@ def _maybe_review(home: Home, report: SyncReport, event: HookEvent, *, enabled: 
         due.append("skills")
     if due:
         due = [k for k in KINDS if k in set(due) | set(state.pending)]
-    if not enabled or event.name not in REVIEW_EVENTS or not due:
+    if not enabled or not after_turn or not due:
         save_state(home.archive, sid, state)
         return "off" if not enabled else "not due"
     model = _review_model(home)
