@@ -177,6 +177,7 @@ def test_sessions_flow_in_skills_flow_out_and_uninstall_leaves_no_trace(
             finally:
                 archive.close()
 
+        Archive(kenning_home.layout.state_db).close()  # made before the worker and the test open it
         transcript.write_text(
             user(1, "The expiry test fails after midnight again.")
             + reply(2, "The clock is not frozen; I froze it with the fixture and it passes.")
