@@ -19,6 +19,7 @@ from kenning.archive.importers import (
     parse_claude_code,
     parse_openai,
     read_locomo,
+    read_source,
 )
 from kenning.archive.importers.locomo import parse_locomo_date
 from kenning.archive.store import Archive, Message
@@ -324,9 +325,13 @@ def test_chatgpt_export_follows_the_branch_the_user_saw(archive: Archive) -> Non
         ("user", "[image]\nMy starter smells like nail polish. Is it dead?"),
         ("assistant", "Not dead, just hungry: feed it twice a day."),
         ("user", "How much flour per feeding?"),
-        ("assistant", "50 * 1.0"),
+        ("assistant", ""),
         ("tool", "50.0"),
     ]
+    # The code interpreter's turn is a call to the python tool, not assistant speech.
+    (call,) = session.messages[3].tool_calls or []
+    assert call["function"] == {"name": "python", "arguments": '{"code": "50 * 1.0"}'}
+    assert session.messages[4].tool_call_id == call["id"] == "n6"
     assert session.messages[3].meta == {
         "id": "n6",
         "content_type": "code",
@@ -337,6 +342,32 @@ def test_chatgpt_export_follows_the_branch_the_user_saw(archive: Archive) -> Non
     report = import_openai(archive, FIXTURES / "chatgpt_conversations.json")
     stored = archive.session(report.session_ids[0])
     assert stored is not None and stored.meta["variant"] == "chatgpt"
+
+
+def test_chatgpt_memory_turns_are_tool_calls_and_chatgpt_is_a_format_name(
+    tmp_path: Path,
+) -> None:
+    data = json.loads((FIXTURES / "chatgpt_conversations.json").read_text(encoding="utf-8"))
+    mapping = data[0]["mapping"]
+    mapping["n7"]["children"] = ["n8"]
+    for node, author, recipient, text, parent in (
+        ("n8", {"role": "assistant"}, "bio", "Keeps a rye sourdough starter.", "n7"),
+        ("n9", {"role": "tool", "name": "bio"}, "all", "Model set context updated.", "n8"),
+    ):
+        message = {"id": node, "author": author, "recipient": recipient, "create_time": 1.7e9}
+        message["content"] = {"content_type": "text", "parts": [text]}
+        mapping[node] = {"id": node, "message": message, "parent": parent, "children": []}
+    mapping["n8"]["children"] = ["n9"]
+    data[0]["current_node"] = "n9"
+    path = _write(tmp_path / "conversations.json", data)
+    (session,) = read_source("chatgpt", path).sessions
+    remember, answer = session.messages[-2:]
+    assert (remember.role, remember.content) == ("assistant", "")
+    assert remember.tool_calls is not None and remember.tool_calls[0]["function"] == {
+        "name": "bio",
+        "arguments": '{"input": "Keeps a rye sourdough starter."}',
+    }
+    assert (answer.role, answer.tool_name, answer.tool_call_id) == ("tool", "bio", "n8")
 
 
 def test_chatgpt_without_current_node_takes_the_newest_branch(tmp_path: Path) -> None:
@@ -400,6 +431,7 @@ def test_claude_code_titles_and_flags_without_a_summary(archive: Archive) -> Non
     assert session.model == "claude-opus-4-20250514"
     clear, prompt, call, result, _ = archive.messages(session.id)
     assert clear.meta is not None and clear.meta["is_meta"] is True
+    assert (clear.role, clear.meta["harness"]) == ("system", "command")  # not the user
     assert prompt.content == "Make the label printer match this mock-up.\n[image]"
     assert call.content == "" and call.tool_calls is not None
     assert result.content.endswith("return label.upper()") and result.tool_name == "Read"

@@ -257,3 +257,22 @@ def test_import_jsonl_with_no_valid_line_is_an_error(tmp_path: Path) -> None:
     result = run("sessions", "import", "jsonl", path, code=1)
     assert f"cannot import: {path}: line 1: no line is a valid message" in result.stderr
     assert "nothing was imported" in result.stderr
+
+
+def test_show_finds_a_session_by_its_claude_code_session_id() -> None:
+    run("sessions", "import", "claude-code", CLAUDE)
+    shown = json.loads(
+        run(
+            "sessions", "show", "--host-id", "3b6f0a52-7c1e-4d7a-9e55-0c2d8b1f4a10", "--json"
+        ).stdout
+    )
+    assert shown["session"]["title"] == "Fix failing pantry expiry test"
+    missing = run("sessions", "show", "--host-id", "nope", code=1)
+    assert "no session with host id 'nope'" in missing.stderr
+    both = run("sessions", "show", "x", "--host-id", "y", code=2)
+    assert "one of the two" in both.stderr
+
+
+def test_chatgpt_is_a_format_name() -> None:
+    report = as_json("sessions", "import", "chatgpt", FIXTURES / "chatgpt_conversations.json")
+    assert report["sessions_imported"] == 1

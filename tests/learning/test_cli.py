@@ -93,3 +93,31 @@ def test_cron_add_list_run_remove(_hermetic_home: Path, tmp_path: Path) -> None:
 
 def test_daemon_once_runs_what_is_due(_hermetic_home: Path) -> None:
     run("--set", "cron.dream_schedule=", "--set", "cron.curator_schedule=", "daemon", "--once")
+
+
+def test_review_last_is_the_last_conversation_not_an_mcp_connection_or_import(
+    _hermetic_home: Path,
+) -> None:
+    from kenning.archive.store import Message
+
+    archive = Home.open(_hermetic_home).archive
+    chat = archive.start_session("cli", started_at=1_800_000_000.0)
+    for source, offset in (("mcp", 60.0), ("import", 120.0)):
+        newer = archive.start_session(source, started_at=1_800_000_000.0 + offset)  # type: ignore[arg-type]
+        archive.append(newer, Message("user", "remember the staging port"))
+    out = run("review", "--last").output
+    assert f"nothing new to review in session {chat}" in out
+
+
+def test_a_host_session_archived_live_is_reviewable_an_import_is_not(
+    _hermetic_home: Path,
+) -> None:
+    from kenning.archive.store import Message
+
+    archive = Home.open(_hermetic_home).archive
+    live = archive.start_session("import", meta={"host": "claude-code", "session_id": "h1"})
+    bulk = archive.start_session("import", meta={"format": "claude-code"})
+    for sid in (live, bulk):
+        archive.append(sid, Message("user", "we deploy with make ship"))
+    assert "automated session" in run("review", bulk, code=1).output
+    assert "No model is configured" in run("review", live, code=2).output

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +14,12 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
+from kenning import clock
 from kenning.archive.store import Archive
+from kenning.clock import FrozenClock
 from kenning.home import Home
 from kenning.mcp import KenningService, Peer
 from kenning.mcp.client import payload
-from kenning.mcp.recorder import found
 from kenning.mcp.server import build_server
 from kenning.mcp.service import TURN_GAP_S
 from kenning.skills.agent_tools import skill_registry_tools
@@ -100,42 +102,48 @@ def test_a_pause_starts_a_new_turn_for_the_retry_breaker(home_dir: Path) -> None
     service.close()
 
 
-def test_reads_are_archived_without_the_text_they_returned(home_dir: Path) -> None:
-    service = service_for(home_dir)
-    secret_ish = "The staging database listens on port 5433"
-    service.call("memory", {"action": "add", "target": "memory", "content": secret_ish}, PEER)
-    found = service.call("memory_search", {"query": "staging database port"}, PEER)
-    assert secret_ish in found.text  # the client gets everything
-    service.close("client disconnected")
-
+def test_reads_record_nothing_and_writes_go_to_one_session_per_client_and_day(
+    home_dir: Path, frozen: FrozenClock
+) -> None:
+    reader = service_for(home_dir)
+    reader.call("memory_search", {"query": "staging database port"}, PEER)
+    reader.call("memory", {"action": "show"}, PEER)
+    reader.call("skill_view", {"name": "git-bisect"}, PEER)
+    reader.close("client disconnected")
     archive = Archive(home_dir / "state.db")
-    session = archive.sessions(sources=["mcp"])[0]
-    assert session.title == "MCP · test-host" and session.end_reason == "client disconnected"
-    assert session.meta["client"] == {"name": "test-host", "version": "1.0"}
-    stored = [m for m in archive.messages(session.id) if m.role == "tool"]
-    write, search = stored
-    assert "Saved to MEMORY.md" in write.content  # a write's result is kept whole
-    assert search.content.startswith("mode keyword; 1 passages: memories/MEMORY.md:1-1")
-    assert "5433" not in search.content
+    before = archive.sessions(sources=["mcp"])
+    assert before == []  # a connection that only reads leaves no session
+
+    fact = "The staging database listens on port 5433"
+    for _ in range(2):  # two server processes of one host, the same day
+        writer = service_for(home_dir)
+        writer.call("memory", {"action": "add", "target": "memory", "content": fact}, PEER)
+        writer.call("memory_search", {"query": "staging database port"}, PEER)
+        writer.close("client disconnected")
+    other = service_for(home_dir)
+    other.call("journal_append", {"text": "Tried the staging port"}, Peer("", "other-host", "2"))
+    other.close()
+    frozen.advance(days=1)
+    tomorrow = service_for(home_dir)
+    tomorrow.call("journal_append", {"text": "Next day"}, PEER)
+    tomorrow.close()
+
+    sessions = archive.sessions(sources=["mcp"])
+    titles = sorted(s.title or "" for s in sessions)
+    today = clock.today() - timedelta(days=1)
+    assert titles == sorted(
+        [
+            f"MCP · test-host · {today.isoformat()}",
+            f"MCP · other-host · {today.isoformat()}",
+            f"MCP · test-host · {clock.today().isoformat()}",
+        ]
+    )
+    (first,) = [s for s in sessions if s.title == f"MCP · test-host · {today.isoformat()}"]
+    assert first.meta["client"] == {"name": "test-host", "version": "1.0"}
+    stored = archive.messages(first.id)
+    assert [m.role for m in stored] == ["assistant", "tool"] * 2  # the two adds, no search
+    assert "Saved to MEMORY.md" in stored[1].content  # a write's result is kept whole
     archive.close()
-
-
-def test_a_read_is_summarised_by_what_it_found() -> None:
-    passages = {
-        "success": True,
-        "mode": "keyword",
-        "passages": [{"path": "memory/2026-01-02.md", "lines": "3-9", "text": "long text"}],
-        "next_step": "read more",
-    }
-    assert found(passages) == "mode keyword; 1 passages: memory/2026-01-02.md:3-9"
-    around = {
-        "success": True,
-        "session": {"session_id": "s1", "title": "t"},
-        "messages": [{"message_id": 4, "content": "x"}, {"message_id": 5, "content": "y"}],
-    }
-    assert found(around) == "session s1; 2 messages: #4, #5"
-    entries = {"success": True, "target": "user", "entries": [{"chars": 3, "text": "Tea"}]}
-    assert found(entries) == "target user; 1 entries"
 
 
 def test_recording_trouble_never_fails_a_call(

@@ -111,6 +111,11 @@ class Archive:
     def session_by_import_key(self, key: str) -> str | None:
         return self.storage.sessions.by_import_key(key)
 
+    def sessions_by_host_id(self, host_id: str) -> list[str]:
+        """Ids of the sessions imported or archived from a host session ``host_id``
+        (a Claude Code session id, a ChatGPT conversation id), oldest first."""
+        return self.storage.sessions.by_host_id(host_id)
+
     def sessions(
         self, *, limit: int = 20, sources: Sequence[str] | None = None, offset: int = 0
     ) -> list[Session]:

@@ -42,6 +42,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "plugins": "kenning.cli.plugins_cmd:plugins_command",
     "storage": "kenning.cli.storage_cmd:storage",
     "sync": "kenning.cli.sync_cmd:sync_command",
+    "hosts": "kenning.cli.hosts_cmd:hosts",
 }
 
 

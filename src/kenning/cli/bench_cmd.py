@@ -574,3 +574,18 @@ def bench_python(cells: int, sizes: str, as_json: bool) -> None:
     with click.progressbar(length=3, label="measuring", file=sys.stderr) as bar:
         report = python_ws.run(cells, chosen, progress=bar.update)
     emit(report, python_ws.table, as_json)
+
+
+@bench.command("hosts")
+@click.option("--lines", default=5000, show_default=True, help="Transcript length.")
+@click.option("--runs", default=20, show_default=True, help="Hook runs timed.")
+@json_option
+def bench_hosts(lines: int, runs: int, as_json: bool) -> None:
+    """What a Claude Code hook costs the host: p50/p95 of the installed hook command
+    on an N-line transcript (budget 300 ms), and of the worker's archiving pass."""
+    from kenning.bench import hosts as hosts_bench
+
+    if lines < 10 or runs < 1:
+        raise click.BadParameter("need --lines >= 10 and --runs >= 1")
+    report = hosts_bench.run(lines, runs)
+    emit(report, lambda r: "\n".join(hosts_bench.table(r)), as_json)

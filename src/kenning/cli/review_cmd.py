@@ -15,8 +15,12 @@ import sys
 import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
-from kenning.learning.background import NEVER_REVIEWED, load_state, review_locked
-from kenning.learning.dream_sources import INTERACTIVE
+from kenning.learning.background import (
+    CONVERSATIONS,
+    load_state,
+    review_locked,
+    reviewable,
+)
 from kenning.learning.review import KINDS, describe, take_snapshot
 from kenning.models.errors import ModelError, ModelNotConfigured
 from kenning.models.registry import resolve_model
@@ -62,15 +66,18 @@ def review_command(
     if bool(session_id) == last:
         raise click.UsageError("give a SESSION_ID or --last (not both)")
     if last:
-        found = home.archive.sessions(limit=1, sources=sorted(INTERACTIVE))
+        found = home.archive.sessions(limit=1, sources=CONVERSATIONS)
         if not found:
-            raise click.ClickException("no interactive session to review yet")
+            raise click.ClickException(
+                "no conversation to review yet (--last looks at `kenning chat` and "
+                "`kenning run` sessions; give a SESSION_ID for another)"
+            )
         session_id = found[0].id
     assert session_id is not None
     session = home.archive.session(session_id)
     if session is None:
         raise click.ClickException(f"no session {session_id!r}; `kenning sessions list` shows them")
-    if session.source in NEVER_REVIEWED:
+    if not reviewable(session.source, session.meta):
         raise click.ClickException(
             f"session {session_id} is an automated session ({session.source}); "
             "reviews look at conversations with people"

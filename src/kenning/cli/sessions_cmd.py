@@ -28,7 +28,7 @@ from kenning.archive.importers import (
     store_parsed,
 )
 from kenning.archive.importers.common import ParsedImport
-from kenning.archive.store import SOURCES, Message, Session
+from kenning.archive.store import SOURCES, Archive, Message, Session
 from kenning.cli.context import CliState, echo_json, pass_state
 
 SHOWN_PROBLEMS = 10
@@ -78,6 +78,7 @@ def import_cmd(
     \b
     locomo       the LoCoMo benchmark JSON (one session per conversation session)
     openai       chat-format JSON/JSONL ({"messages": [...]}) or ChatGPT's conversations.json
+    chatgpt      the same as openai
     claude-code  a Claude Code transcript .jsonl, or a folder of them
                  (e.g. ~/.claude/projects/<project>/)
     jsonl        one message a line: {"session_id", "role", "content",
@@ -165,13 +166,22 @@ def list_cmd(state: CliState, limit: int, sources: tuple[str, ...], as_json: boo
 
 
 @sessions.command("show")
-@click.argument("session_id", metavar="ID")
+@click.argument("session_id", metavar="ID", required=False)
+@click.option(
+    "--host-id",
+    metavar="HOST_ID",
+    help="Find the session by the id another tool gave it (a Claude Code session id, "
+    "a ChatGPT conversation id) instead of by Kenning's ID.",
+)
 @click.option("--limit", "-n", type=click.IntRange(min=0), help="Show at most this many messages.")
 @click.option("--json", "as_json", is_flag=True, help="Print the session and messages as JSON.")
 @pass_state
-def show_cmd(state: CliState, session_id: str, limit: int | None, as_json: bool) -> None:
+def show_cmd(
+    state: CliState, session_id: str | None, host_id: str | None, limit: int | None, as_json: bool
+) -> None:
     """Show session ID: its header, then each message in order."""
     archive = state.home().archive
+    session_id = _pick_session(archive, session_id, host_id)
     session = archive.session(session_id)
     if session is None:
         raise click.ClickException(
@@ -189,6 +199,30 @@ def show_cmd(state: CliState, session_id: str, limit: int | None, as_json: bool)
     hidden = session.message_count - len(messages)
     if hidden > 0:
         click.echo(f"… {_plural(hidden, 'more message')} (raise --limit to see them)")
+
+
+def _pick_session(archive: Archive, session_id: str | None, host_id: str | None) -> str:
+    """Kenning's id of the session to show, given one of the two ids."""
+    if (session_id is None) == (host_id is None):
+        raise click.UsageError("give a session ID or --host-id HOST_ID (one of the two)")
+    if host_id is None:
+        assert session_id is not None
+        return session_id
+    found = archive.sessions_by_host_id(host_id)
+    if not found:
+        raise click.ClickException(
+            f"no session with host id {host_id!r} in the archive; import it with "
+            "`kenning sessions import claude-code ~/.claude/projects/<project>/` "
+            "or see `kenning sessions list`"
+        )
+    if len(found) > 1:
+        # Imported twice as it grew (each import keys the content): the newest is the fullest.
+        click.echo(
+            f"{len(found)} sessions have host id {host_id!r} ({', '.join(found)}); "
+            "showing the newest.",
+            err=True,
+        )
+    return found[-1]
 
 
 @sessions.command("path")

@@ -61,6 +61,21 @@ META_KEY = "review"
 # Automated sessions are the agent talking to itself: reviewing them would
 # teach it its own output (and a review reviewing a review never ends).
 NEVER_REVIEWED = frozenset({"cron", "subagent", "review", "import"})
+
+
+def reviewable(source: str, meta: dict[str, Any]) -> bool:
+    """Whether a session of ``source`` is a conversation with a person to learn from.
+
+    An import is someone's history, read in bulk: never reviewed by itself. A
+    host session archived live as it grows (``meta.host``, kenning.hosts) is
+    a conversation like Kenning's own, and reviewed on the same rules.
+    """
+    return source not in NEVER_REVIEWED or (source == "import" and bool(meta.get("host")))
+
+
+# What ``review --last`` means by the last session: a conversation with the
+# user in Kenning (chat or run), never an MCP client's record of writes or an import.
+CONVERSATIONS = ("cli", "run")
 _MEMORY_WRITES = frozenset({"add", "replace", "remove"})
 
 

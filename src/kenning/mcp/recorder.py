@@ -1,27 +1,24 @@
-"""Archiving what MCP clients do: one ``mcp`` session per client connection.
+"""Archiving what MCP clients change: one ``mcp`` session per client and day.
 
-Each client gets one archive session of source ``mcp``. Over stdio the
-connection is the server process (a host starts one per conversation window
-or workspace), so the run is the session. Over HTTP, several clients can be
-connected at once, so each MCP session id (``Mcp-Session-Id``, assigned at
-the handshake) gets its own archive session and two hosts' calls never
-interleave in one transcript; requests without one (the stateless 2026
-protocol) share the run's session. A session is started at its first tool
-call, not at the handshake, because hosts connect and list tools far more
-often than they use them: no empty sessions. All are ended when the server
+Only calls that write (``ToolDef.writes``: a memory add, a journal note, a
+skill change) are recorded. A connection that only reads — searches, views,
+lists, which hosts make far more often than writes — records no session at
+all: measured, such connections were 21 of a user's last 30 sessions, each
+a transcript of searches that said nothing new.
+
+The writes of one client (its MCP ``clientInfo`` name) on one local day go
+to one archive session of source ``mcp``, whichever server process or HTTP
+connection they came through: a host starts a stdio server per conversation
+window, and a session per window would scatter one day's work. The session
+is found by its key ``mcp:{client}:{day}`` (the unique ``import_key``), looked
+up and created in one transaction, so two servers of one client never make
+two. Sessions a server wrote to are ended (their end time moved on) when it
 stops.
 
-Every tool call is stored as an assistant message carrying the call (name and
-JSON arguments, indexed for search like any tool call) *before* it runs, and
-its result as a tool message after, as the agent loop does: a server killed
-mid-call leaves the call on record. A successful read is stored as one line
-naming what it found (paths and line ranges, session and message ids, skill
-names), not the text it returned: that text is already in the archive or the
-memory files, and stored again it would come back as duplicate hits in later
-searches; worse, each search first embeds the messages recorded since the
-last one, and embedding a full search result took ~1.5 s per search with the
-local model on a 2-core machine. Resource and prompt reads are not stored at
-all, for the same reason.
+Every recorded call is stored as an assistant message carrying the call
+(name and JSON arguments, indexed for search like any tool call) *before* it
+runs, and its result as a tool message after, as the agent loop does: a
+server killed mid-call leaves the call on record.
 
 Recording never fails a tool call: if the archive refuses (disk full, a
 wedged lock), the call still runs and the problem is logged once on stderr.
@@ -35,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kenning import clock
 from kenning.archive.store import Archive, ArchiveError, Message
 
 log = logging.getLogger(__name__)
@@ -42,39 +40,6 @@ log = logging.getLogger(__name__)
 # A tool result larger than this is stored cut, with a note; the agent loop
 # spills such results to a file, which has no meaning for an MCP client.
 MAX_STORED_CHARS = 100_000
-
-
-# What a read returned, in the order results list it, and how to name one item.
-_LISTS = ("passages", "sessions", "messages", "beginning", "end", "skills", "entries")
-_SCALARS = ("target", "path", "lines", "name", "file", "mode")
-
-
-def found(result: Mapping[str, Any]) -> str:
-    """One line naming what a successful read returned — paths, ids, names — never its text."""
-    parts = [f"{key} {result[key]}" for key in _SCALARS if isinstance(result.get(key), str)]
-    session = result.get("session")
-    if isinstance(session, Mapping) and session.get("session_id"):
-        parts.append(f"session {session['session_id']}")
-    for key in _LISTS:
-        items = result.get(key)
-        if not isinstance(items, list):
-            continue
-        refs = [ref for item in items if (ref := _ref(item))]
-        parts.append(f"{len(items)} {key}" + (f": {', '.join(refs)}" if refs else ""))
-    return "; ".join(parts) or "done"
-
-
-def _ref(item: Any) -> str | None:
-    if not isinstance(item, Mapping):
-        return None
-    if item.get("path"):
-        return f"{item['path']}:{item.get('lines', '')}".rstrip(":")
-    for key in ("session_id", "name"):
-        if item.get(key):
-            return str(item[key])
-    if item.get("message_id") is not None:
-        return f"#{item['message_id']}"
-    return None
 
 
 @dataclass(frozen=True)
@@ -101,28 +66,33 @@ class Recorder:
         self._warned = False
 
     def session_for(self, peer: Peer) -> str | None:
-        """``peer``'s archive session, started on first use; None when not recorded."""
+        """The archive session of ``peer``'s client today, found or started; None when
+        not recorded. Called for writes only."""
         if self.archive is None:
             return None
-        existing = self._sessions.get(peer.key)
+        day = clock.today().isoformat()
+        key = f"mcp:{peer.client or '-'}:{day}"
+        existing = self._sessions.get(key)
         if existing is not None:
             return existing
-        meta: dict[str, Any] = {"transport": self.transport}
+        meta: dict[str, Any] = {"transport": self.transport, "day": day}
         if peer.client:
             meta["client"] = {"name": peer.client, "version": peer.version}
-        if peer.key:
-            meta["mcp_session_id"] = peer.key
         try:
-            sid = self.archive.start_session(
-                "mcp",
-                title=f"MCP · {peer.label()}",
-                workspace=self.workspace,
-                meta=meta,
-            )
+            with self.archive.storage.transaction():  # the write lock, before the lookup
+                sid = self.archive.session_by_import_key(key)
+                if sid is None:
+                    sid = self.archive.start_session(
+                        "mcp",
+                        title=f"MCP · {peer.label()} · {day}",
+                        workspace=self.workspace,
+                        import_key=key,
+                        meta=meta,
+                    )
         except (ArchiveError, OSError) as exc:
             self._warn(exc)
             return None
-        self._sessions[peer.key] = sid
+        self._sessions[key] = sid
         return sid
 
     def call(self, session_id: str | None, peer: Peer, call_id: str, name: str, args: Any) -> None:
@@ -135,14 +105,9 @@ class Recorder:
         call_id: str,
         name: str,
         result: Mapping[str, Any],
-        *,
-        read: bool,
     ) -> None:
-        """Store ``result``; for a successful ``read``, only the line saying what it found."""
-        if read and result.get("success") is not False:
-            text = found(result)
-        else:
-            text = json.dumps(result, ensure_ascii=False, default=str)
+        """Store ``result`` whole (cut past ``MAX_STORED_CHARS``)."""
+        text = json.dumps(result, ensure_ascii=False, default=str)
         if len(text) > MAX_STORED_CHARS:
             cut = len(text) - MAX_STORED_CHARS
             text = f"{text[:MAX_STORED_CHARS]}\n[… {cut:,} more chars not stored]"

@@ -41,6 +41,8 @@ from kenning.wellformed import repair_data
 
 SNAPSHOT_URI = "kenning://memory/snapshot"
 SKILLS_URI = "kenning://skills/index"
+SKILL_TEMPLATE = "kenning://skills/{name}"  # one skill's SKILL.md, as skill_view gives it
+_SKILL_PREFIX = SKILL_TEMPLATE.removesuffix("{name}")
 GUIDE_PROMPT = "kenning-memory-guide"
 HTTP_PATH = "/mcp"
 
@@ -120,16 +122,34 @@ def build_server(service: KenningService) -> Server[Any]:
             ]
         )
 
+    async def list_resource_templates(ctx: Ctx, params: types.PaginatedRequestParams | None) -> Any:
+        return types.ListResourceTemplatesResult(
+            resource_templates=[
+                types.ResourceTemplate(
+                    uri_template=SKILL_TEMPLATE,
+                    name="skill",
+                    title="A Kenning skill",
+                    description="One saved procedure's SKILL.md, by name (the names are in "
+                    f"{SKILLS_URI} and skill_list).",
+                    mime_type="text/markdown",
+                )
+            ]
+        )
+
     async def read_resource(ctx: Ctx, params: types.ReadResourceRequestParams) -> Any:
         readers: dict[str, Callable[[], str]] = {
             SNAPSHOT_URI: service.snapshot,
             SKILLS_URI: service.skills_index,
         }
-        reader = readers.get(str(params.uri))
+        uri = str(params.uri)
+        reader = readers.get(uri)
+        if reader is None and uri.startswith(_SKILL_PREFIX):
+            reader = partial(_skill_text, service, uri.removeprefix(_SKILL_PREFIX))
         if reader is None:
             raise MCPError(
                 types.INVALID_PARAMS,
-                f"Unknown resource {params.uri}; Kenning serves {SNAPSHOT_URI} and {SKILLS_URI}.",
+                f"Unknown resource {params.uri}; Kenning serves {SNAPSHOT_URI}, {SKILLS_URI} "
+                f"and {SKILL_TEMPLATE}.",
             )
         text = await anyio.to_thread.run_sync(reader)
         return types.ReadResourceResult(
@@ -171,10 +191,21 @@ def build_server(service: KenningService) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
         on_list_prompts=list_prompts,
         on_get_prompt=get_prompt,
     )
+
+
+def _skill_text(service: KenningService, name: str) -> str:
+    found = service.skill(name)
+    if found is None:
+        raise MCPError(
+            types.INVALID_PARAMS,
+            f"There is no skill named {name!r}; find one with skill_list(query=...).",
+        )
+    return found
 
 
 async def serve_stdio(service: KenningService) -> None:

@@ -53,6 +53,7 @@ from kenning.safety import threats
 from kenning.search.engine import SearchEngine
 from kenning.skills import tool as skills_tool
 from kenning.skills.agent_tools import skill_registry_tools
+from kenning.skills.errors import SkillError
 from kenning.skills.index import build_index
 from kenning.skills.library import SkillLibrary
 from kenning.tools.base import Tool, ToolContext, ToolResult, TurnState
@@ -135,7 +136,7 @@ class KenningService:
         shared = [
             memory_tool(self.home),
             *archive_tools(self.home, archive=lambda: self.archive, engine=self._search_engine),
-            *skill_registry_tools(self.home, self.skills),
+            *skill_registry_tools(self.home, self.skills, find=SKILL_FIND_CALL),
             Tool.from_schema(
                 "journal_append",
                 JOURNAL_SCHEMA,
@@ -174,7 +175,7 @@ class KenningService:
             index = build_index(self.skills)
         if index.text:
             # The block is written for Kenning's agent, whose search tool has another name.
-            return index.text.replace("skills_search(query)", "skill_list(query=...)")
+            return index.text.replace(skills_tool.FIND_CALL, SKILL_FIND_CALL)
         if index.total:  # a budget too small for even one line
             return (
                 f"## Skills\n{index.total:,} skills are saved: find one with "
@@ -184,6 +185,14 @@ class KenningService:
             "## Skills\nNo skills are saved yet. When a task needs a non-trivial method "
             "worth repeating, save it with skill_manage (action create).\n"
         )
+
+    def skill(self, name: str) -> str | None:
+        """Skill ``name``'s SKILL.md as skill_view gives it, or None when there is none."""
+        with self._lock:
+            try:
+                return self.skills.view(name, session_id="mcp").text
+            except SkillError:
+                return None
 
     def guide(self) -> str:
         """The memory guide, then what is known now (for hosts that pin prompts, not resources)."""
@@ -231,15 +240,25 @@ class KenningService:
         peer = Peer(repair(peer.key), _repaired(peer.client), _repaired(peer.version))
         with self._lock:
             client = self._client(peer)
+            tool = BY_NAME.get(name)
+            # Only writes are recorded (recorder.py): a read leaves no trace in the archive.
+            sid = self._recording(client) if tool is not None and tool.writes(raw) else None
             call_id = f"mcp_{secrets.token_hex(6)}"
-            self.recorder.call(client.session_id, peer, call_id, name, raw)
+            self.recorder.call(sid, peer, call_id, name, raw)
             result = self._run(name, raw, client)
             if repaired:
                 result = {**result, "warning": _repaired_warning(repaired)}
-            tool = BY_NAME.get(name)
-            read = tool is not None and not tool.writes(raw)
-            self.recorder.result(client.session_id, call_id, name, result, read=read)
+            self.recorder.result(sid, call_id, name, result)
         return result
+
+    def _recording(self, client: _Client) -> str | None:
+        """The archive session ``client``'s writes go to; its id becomes their provenance."""
+        sid = self.recorder.session_for(client.peer)
+        if sid is not None and sid != client.session_id:
+            client.session_id = sid
+            client.label = sid
+            client.ctx.session_id = sid
+        return sid
 
     def close(self, reason: str = "server stopped") -> None:
         """End the archive sessions (``reason`` is stored with them) and close the database."""
@@ -302,8 +321,8 @@ class KenningService:
     def _client(self, peer: Peer) -> _Client:
         client = self._clients.get(peer.key)
         if client is None:
-            sid = self.recorder.session_for(peer)
-            label = sid or f"mcp-{secrets.token_hex(4)}"
+            sid = None  # until its first write (_recording)
+            label = f"mcp-{secrets.token_hex(4)}"
             via = f"via MCP ({peer.label()})"
             # cwd: the home, not the server process's folder (which may be gone).
             ctx = ToolContext(
@@ -412,6 +431,9 @@ class KenningService:
             result["next_step"] = "Load one whose description fits the task with skill_view(name)."
         return result
 
+
+# How hints over MCP say to find a skill by words: MCP has skill_list, not skills_search.
+SKILL_FIND_CALL = "skill_list(query=...)"
 
 # Read-only, on a home without state.db: these answer "nothing yet" under this key.
 _LISTED_BY = {"memory_search": "passages", "session_search": "sessions"}

@@ -51,19 +51,22 @@ def index_block(home: Home, task: str | None = None) -> str:
     return build_index(library_for(home), task=task or "").text
 
 
-def skill_registry_tools(home: Home, library: SkillLibrary | None = None) -> list[Tool]:
+def skill_registry_tools(
+    home: Home, library: SkillLibrary | None = None, *, find: str = tool_mod.FIND_CALL
+) -> list[Tool]:
     """``skill_view``, ``skills_search`` and ``skill_manage`` as registry tools.
 
     One set serves every session and thread: who calls, from which session,
     and the turn's failure count come from each call's context. ``library``
-    replaces the home's shared one (the MCP server's read-only view).
+    replaces the home's shared one (the MCP server's read-only view); ``find``
+    is the call hints name for finding a skill by words (over MCP, ``skill_list``).
     """
     library = library or library_for(home)
     skills_dir = str(library.dir)
-    manage = tool_mod.SkillManageTool(library, "")
+    manage = tool_mod.SkillManageTool(library, "", find=find)
 
     def view(args: dict[str, Any], ctx: ToolContext) -> Any:
-        return tool_mod.SkillViewTool(library, ctx.session_id or "")(args)
+        return tool_mod.SkillViewTool(library, ctx.session_id or "", find=find)(args)
 
     def search(args: dict[str, Any], ctx: ToolContext) -> Any:
         return tool_mod.SkillsSearchTool(library, ctx.session_id or "")(args)
@@ -72,7 +75,7 @@ def skill_registry_tools(home: Home, library: SkillLibrary | None = None) -> lis
         if not ctx.memory_writable:
             return ToolResult.error(
                 f"skills are read-only in this context ({ctx.purpose}); nothing was changed.",
-                "skill_view and skills_search still work. Describe the improvement in your "
+                f"skill_view and {find.split('(')[0]} still work. Describe the improvement in your "
                 "answer instead.",
                 kind="skills_read_only",
             )

@@ -217,9 +217,9 @@ def files_hint(current: Snapshot) -> str:
     return "Its files are: " + ", ".join(support[:30]) + "."
 
 
+# The tool layer adds how to search to this hint: the call's name depends on the host.
+CHECK_THE_NAME = "Check the name in the skills list."
+
+
 def not_found(name: str) -> SkillError:
-    return SkillError(
-        ErrorKind.NOT_FOUND,
-        f"There is no skill named '{name}'.",
-        "Check the name in the skills list, or find it with skills_search(query).",
-    )
+    return SkillError(ErrorKind.NOT_FOUND, f"There is no skill named '{name}'.", CHECK_THE_NAME)

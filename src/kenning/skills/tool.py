@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
-from kenning.skills.changes import ACTIONS, Change
+from kenning.skills.changes import ACTIONS, CHECK_THE_NAME, Change
 from kenning.skills.errors import ErrorKind, SkillError
 from kenning.skills.guards import Writer
 from kenning.skills.library import SkillLibrary
@@ -114,12 +114,20 @@ MANAGE_SCHEMA: dict[str, Any] = {
 }
 
 
-def _failure(exc: SkillError) -> dict[str, Any]:
+# How the model finds a skill by words, as hints name it. Over MCP the search
+# tool is another one (``skill_list``), so every tool takes the call to name.
+FIND_CALL = "skills_search(query)"
+
+
+def _failure(exc: SkillError, find: str = FIND_CALL) -> dict[str, Any]:
+    next_step = exc.next_step or "Fix the request and retry."
+    if next_step == CHECK_THE_NAME:
+        next_step = f"{next_step.rstrip('.')}, or find it with {find}."
     result: dict[str, Any] = {
         "success": False,
         "error": exc.kind.value,
         "message": exc.message,
-        "next_step": exc.next_step or "Fix the request and retry.",
+        "next_step": next_step,
     }
     if exc.problems:
         result["problems"] = exc.problems
@@ -130,10 +138,18 @@ class SkillViewTool:
     name = "skill_view"
     schema = VIEW_SCHEMA
 
-    def __init__(self, library: SkillLibrary, session_id: str, *, automated: bool = False) -> None:
+    def __init__(
+        self,
+        library: SkillLibrary,
+        session_id: str,
+        *,
+        automated: bool = False,
+        find: str = FIND_CALL,
+    ) -> None:
         self.library = library
         self.session_id = session_id
         self.automated = automated
+        self.find = find
 
     def __call__(self, args: Mapping[str, Any]) -> dict[str, Any]:
         name, file = args.get("name"), args.get("file")
@@ -142,7 +158,7 @@ class SkillViewTool:
         try:
             view = self.library.view(name, file, session_id=self.session_id)
         except SkillError as exc:
-            failed = _failure(exc)
+            failed = _failure(exc, self.find)
             if exc.kind is ErrorKind.NOT_FOUND and file is None:
                 failed["similar"] = _similar(self.library, name)
             return failed
@@ -223,8 +239,10 @@ class SkillManageTool:
         *,
         automated: bool = False,
         reason: str = "",
+        find: str = FIND_CALL,
     ) -> None:
         self.library = library
+        self.find = find
         self.writer = Writer("agent", session_id, automated)
         self.reason = reason or ("background review" if automated else "skill_manage tool")
         self._failures: dict[str, int] = {}
@@ -249,7 +267,7 @@ class SkillManageTool:
                 change, writer or self.writer, reason=given or reason or self.reason
             )
         except SkillError as exc:
-            return _failed(exc, counts)
+            return _failed(exc, counts, self.find)
         counts[self.name] = 0
         effects = "; ".join(result.effects)
         if result.proposal is not None:
@@ -270,9 +288,9 @@ class SkillManageTool:
         }
 
 
-def _failed(exc: SkillError, counts: MutableMapping[str, int]) -> dict[str, Any]:
+def _failed(exc: SkillError, counts: MutableMapping[str, int], find: str) -> dict[str, Any]:
     counts["skill_manage"] = counts.get("skill_manage", 0) + 1
-    result = _failure(exc)
+    result = _failure(exc, find)
     if exc.kind in (ErrorKind.PROTECTED,):
         result["done"] = True
     if counts["skill_manage"] >= MAX_FAILURES_PER_TURN:

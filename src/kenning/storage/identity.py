@@ -65,6 +65,16 @@ def recipe_changed(stored: IndexIdentity | None, current: IndexIdentity) -> bool
     )
 
 
+def indexable(rows: list[Any]) -> list[Any]:
+    """The rows worth a place in the index: those with text or tool calls.
+
+    A row with neither (a tool that printed nothing, a call recorded before its
+    content) matches nothing a user asks and, embedded, would come back from
+    vector search as a blank hit; it is never indexed, by any backend.
+    """
+    return [r for r in rows if _content(r["content"] or "", r["tool_calls"]).strip()]
+
+
 def _content(content: str, tool_calls: str | None) -> str:
     if not tool_calls:
         return content

@@ -45,6 +45,7 @@ from kenning.archive.store import Archive
 FORMATS: dict[str, Callable[[Path], ParsedImport]] = {
     "locomo": parse_locomo,
     "openai": parse_openai,
+    "chatgpt": parse_openai,  # the name people know the export by: conversations.json
     "claude-code": parse_claude_code,
     "jsonl": parse_jsonl,
 }

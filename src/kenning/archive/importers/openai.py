@@ -7,6 +7,8 @@ several JSON values one per line):
 * a list (or lines) of messages → all of them one session;
 * a ChatGPT conversation (``mapping`` of nodes) or a list of them → one each,
   following the branch that ends at ``current_node`` (the one the user saw).
+  An assistant turn addressed to a tool (``recipient`` ``python``, ``bio``…)
+  is a tool call, and the tool's answer a ``tool`` row tied to it.
 
 One file holds one kind of unit, set by its first readable one. Where a unit
 is a conversation (a session object, a ChatGPT conversation), a damaged one —
@@ -21,6 +23,7 @@ stamps.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
@@ -296,8 +299,9 @@ class _Parser:
         created = to_timestamp(conv.get("create_time"))
         when = created
         messages = []
+        calls: dict[str, str] = {}  # tool name -> id of the last call to it
         for _, node in self.branch(where, mapping, conv.get("current_node")):
-            message = self.chatgpt_message(node.get("message"), when)
+            message = self.chatgpt_message(node.get("message"), when, calls)
             if message is not None:
                 messages.append(message)
                 when = message.created_at
@@ -337,7 +341,9 @@ class _Parser:
         chain.reverse()
         return chain
 
-    def chatgpt_message(self, msg: Any, fallback: float | None) -> Message | None:
+    def chatgpt_message(
+        self, msg: Any, fallback: float | None, calls: dict[str, str]
+    ) -> Message | None:
         if not isinstance(msg, dict):
             return None  # the root node, which holds no message
         author = _obj(msg.get("author"))
@@ -365,12 +371,28 @@ class _Parser:
             meta["recipient"] = msg["recipient"]
         if isinstance(metadata.get("model_slug"), str):
             meta["model"] = metadata["model_slug"]
+        created_at = created if created is not None else fallback
+        recipient = meta.get("recipient")
+        if role == "assistant" and isinstance(recipient, str):
+            # Addressed to a tool (``python`` for the code interpreter, ``bio``
+            # for memory, ``web``…): a call, not speech to the user.
+            call_id = str(msg.get("id") or f"call-{len(calls)}")
+            calls[recipient] = call_id
+            key = "code" if ctype == "code" else "input"
+            arguments = json.dumps({key: text}, ensure_ascii=False)
+            call = {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": recipient, "arguments": arguments},
+            }
+            return Message("assistant", "", tool_calls=[call], created_at=created_at, meta=meta)
         return Message(
             role=role,
             content=text,
             speaker=name,
             tool_name=name if role == "tool" else None,
-            created_at=created if created is not None else fallback,
+            tool_call_id=calls.get(name or "") if role == "tool" else None,
+            created_at=created_at,
             meta=meta,
         )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from kenning.storage.identity import message_docs
+from kenning.storage.identity import indexable, message_docs
 from kenning.storage.postgres import fts
 from kenning.storage.postgres import scope as scope_sql
 from kenning.storage.postgres.connection import Conn, translate_errors, txn
@@ -91,7 +91,7 @@ class PostgresIndex:
                 ]
                 if not ids:
                     return done
-                rows = conn.execute(ROWS_WITH_PREVIOUS, (ids,)).fetchall()
+                rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (ids,)).fetchall())
                 docs = []
                 for row in rows:
                     body, prev = message_docs(row)

@@ -96,6 +96,14 @@ class PostgresSessions:
     def by_import_key(self, key: str) -> str | None:
         return self._one("SELECT id FROM sessions WHERE import_key = %s", key)
 
+    def by_host_id(self, host_id: str) -> list[str]:
+        rows = self._conn().execute(
+            "SELECT id FROM sessions WHERE meta::jsonb ->> 'session_id' = %s "
+            "OR meta::jsonb ->> 'conversation_id' = %s ORDER BY started_at, id",
+            (host_id, host_id),
+        )
+        return [str(r[0]) for r in rows]
+
     def parent(self, session_id: str) -> str | None:
         return self._one("SELECT parent_id FROM sessions WHERE id = %s", session_id)
 

@@ -20,6 +20,7 @@ from kenning.storage.identity import (
     IndexIdentity,
     IndexIdentityError,
     identity_problem,
+    indexable,
     message_docs,
     recipe_changed,
 )
@@ -176,7 +177,7 @@ class PostgresVectors:
             ]
             if not ids:
                 break
-            rows = conn.execute(ROWS_WITH_PREVIOUS + " ORDER BY m.id", (ids,)).fetchall()
+            rows = indexable(conn.execute(ROWS_WITH_PREVIOUS + " ORDER BY m.id", (ids,)).fetchall())
             passages = [passage_text(*message_docs(r)) for r in rows]
             vectors = (
                 embedder.embed_passages(passages) if passages else np.zeros((0, 1), np.float32)
@@ -201,7 +202,7 @@ class PostgresVectors:
         ]
         if not ids:
             return []
-        rows = conn.execute(ROWS_WITH_PREVIOUS + " ORDER BY m.id", (ids,)).fetchall()
+        rows = indexable(conn.execute(ROWS_WITH_PREVIOUS + " ORDER BY m.id", (ids,)).fetchall())
         return [passage_text(*message_docs(r)) for r in rows]
 
     def embed_chunks(self, embedder: Embedder, *, limit: int | None = None, batch: int = 32) -> int:

@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
-from kenning.storage.identity import message_docs
+from kenning.storage.identity import indexable, message_docs
 from kenning.storage.query import Kind, SearchFilters, SearchHit
 from kenning.storage.sqlite import scope as scope_sql
 from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
@@ -112,6 +112,7 @@ class SqliteIndex:
                 return done
             with write_txn(conn):
                 rows = conn.execute(ROWS_WITH_PREVIOUS, (json.dumps(ids),)).fetchall()
+                rows = indexable(rows)
                 conn.executemany(
                     "DELETE FROM message_fts WHERE rowid = ?", [(r["id"],) for r in rows]
                 )

@@ -102,6 +102,8 @@ def _with_fts(conn: sqlite3.Connection, facts: Inspection) -> Inspection:
     missing = _count(
         conn,
         "SELECT count(*) FROM messages m WHERE m.role != 'system' "
+        # Rows without text or calls are never indexed (storage.identity.indexable).
+        "AND (trim(coalesce(m.content, '')) != '' OR coalesce(m.tool_calls, '') != '') "
         "AND NOT EXISTS (SELECT 1 FROM message_fts f WHERE f.rowid = m.id) "
         "AND NOT EXISTS (SELECT 1 FROM search_fts_queue q WHERE q.message_id = m.id)",
     )

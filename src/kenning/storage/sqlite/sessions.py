@@ -103,6 +103,14 @@ class SqliteSessions:
         )
         return str(row[0]) if row else None
 
+    def by_host_id(self, host_id: str) -> list[str]:
+        rows = self._conn().execute(
+            "SELECT id FROM sessions WHERE json_extract(meta, '$.session_id') = ? "
+            "OR json_extract(meta, '$.conversation_id') = ? ORDER BY started_at, id",
+            (host_id, host_id),
+        )
+        return [str(r[0]) for r in rows]
+
     def parent(self, session_id: str) -> str | None:
         row = (
             self._conn()

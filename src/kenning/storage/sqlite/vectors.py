@@ -22,6 +22,7 @@ from kenning.storage.identity import (
     IndexIdentity,
     IndexIdentityError,
     identity_problem,
+    indexable,
     message_docs,
     recipe_changed,
 )
@@ -141,7 +142,7 @@ class SqliteVectors:
             ]
             if not ids:
                 break
-            rows = conn.execute(ROWS_WITH_PREVIOUS, (json.dumps(ids),)).fetchall()
+            rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (json.dumps(ids),)).fetchall())
             passages = [passage_text(*message_docs(r)) for r in rows]
             vectors = (
                 embedder.embed_passages(passages) if passages else np.zeros((0, 1), np.float32)
@@ -174,7 +175,7 @@ class SqliteVectors:
         ids = [r[0] for r in conn.execute("SELECT message_id FROM search_embed_queue ORDER BY 1")]
         if not ids:
             return []
-        rows = conn.execute(ROWS_WITH_PREVIOUS, (json.dumps(ids),)).fetchall()
+        rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (json.dumps(ids),)).fetchall())
         return [passage_text(*message_docs(r)) for r in rows]
 
     def embed_chunks(self, embedder: Embedder, *, limit: int | None = None, batch: int = 32) -> int:

@@ -1,0 +1,64 @@
+"""Claude Code's own lines in a transcript are not the user speaking.
+
+The fixture (tests/archive/fixtures/claude_code_harness) is a session as
+Claude Code 1.0.80 writes it: the "Caveat" note, a slash-command echo and its
+local output, a compact summary opening the continued session, an interruption
+note, a tool_use/tool_result pair and a sidechain line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kenning.archive.importers import import_claude_code
+from kenning.archive.store import Archive
+from kenning.search.engine import SearchEngine
+
+HARNESS = Path(__file__).parent / "fixtures" / "claude_code_harness"
+
+
+@pytest.fixture
+def archive(archive_on: Archive) -> Archive:
+    return archive_on
+
+
+def test_harness_lines_are_system_rows_and_the_user_speaks_only_twice(archive: Archive) -> None:
+    report = import_claude_code(archive, HARNESS)
+    (session,) = archive.sessions()
+    assert session.title == "Please rename the quokka helper to make_label."
+    messages = archive.messages(session.id)
+    kinds = [(m.role, (m.meta or {}).get("harness")) for m in messages]
+    assert kinds == [
+        ("system", "caveat"),
+        ("system", "command"),
+        ("system", "command-output"),
+        ("system", "compact-summary"),
+        ("user", None),
+        ("assistant", None),
+        ("tool", None),
+        ("system", "interruption"),
+        ("user", None),
+    ]
+    call, result = messages[5], messages[6]
+    assert call.content == "Renaming it now." and call.tool_calls is not None
+    assert call.tool_calls[0]["function"]["name"] == "Edit"
+    assert (result.tool_call_id, result.tool_name) == ("toolu_03Edit", "Edit")
+    assert report.skipped_events["sidechain event"] == 1
+    assert all("other quokka callers" not in m.content for m in messages)
+
+
+def test_harness_lines_are_not_found_by_search(archive: Archive) -> None:
+    import_claude_code(archive, HARNESS)
+    engine = SearchEngine(archive, None)
+    for words in ("zebrafish labels", "Caveat local commands", "claude-opus model", "interrupted"):
+        assert engine.search(words).hits == [], words
+    (hit, *_) = engine.search("quokka helper").hits
+    assert hit.kind == "message"
+
+
+def test_a_session_is_found_by_its_host_session_id(archive: Archive) -> None:
+    report = import_claude_code(archive, HARNESS)
+    assert archive.sessions_by_host_id("7c9d1e22-4b8a-4c3f-9d10-2f6a8e4b1c33") == report.session_ids
+    assert archive.sessions_by_host_id("7c9d1e22") == []
