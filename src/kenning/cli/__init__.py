@@ -41,6 +41,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "plugins": "kenning.cli.plugins_cmd:plugins_command",
     "storage": "kenning.cli.storage_cmd:storage",
     "sync": "kenning.cli.sync_cmd:sync_command",
+    "ui": "kenning.cli.ui_cmd:ui_command",
 }
 
 
