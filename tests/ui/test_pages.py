@@ -204,12 +204,22 @@ def test_journal_by_day(client: Client) -> None:
 
 def test_dreaming_shows_candidates_with_their_gates(client: Client) -> None:
     client.home.journal.append("The VPN config lives in ops/vpn")
-    body = text(client.http.get("/dreams"))
-    assert "The VPN config lives in ops/vpn" in body
+    page = text(client.http.get("/dreams"))
+    assert 'hx-get="/dreams/candidates"' in page and "No dreaming report yet" in page
+    body = text(client.http.get("/dreams/candidates", headers={"hx-request": "true"}))
+    assert "<html" not in body and "The VPN config lives in ops/vpn" in body
     assert "✗ 0" in body  # never recalled: fails the recall gate
     assert "recalled 0× < 3" in body  # dreaming's own verdict
-    assert "No dreaming report yet" in body
     assert not (client.home.root / "DREAMS.md").exists()  # a dry run wrote nothing
+
+
+def test_the_dry_run_is_kept_until_its_inputs_change(client: Client) -> None:
+    first = text(client.http.get("/dreams/candidates"))
+    assert "Redis runs on port 6380" not in first
+    client.home.journal.append("Redis runs on port 6380 on the cache host")
+    assert "Redis runs on port 6380" in text(client.http.get("/dreams/candidates"))
+    (client.home.root / "DREAMS.md").write_text("# Dreams\n\n## A run\n- promoted *this*\n")
+    assert "<em>this</em>" in client.http.get("/dreams").text
 
 
 def test_an_empty_home_renders_every_page(tmp_path: object) -> None:
@@ -218,7 +228,17 @@ def test_an_empty_home_renders_every_page(tmp_path: object) -> None:
     from tests.ui.conftest import client_for
 
     for client in client_for(Path(str(tmp_path)) / "empty"):
-        for path in ("/", "/memory", "/history", "/sessions", "/search?q=x", "/skills", "/journal"):
+        for path in (
+            "/",
+            "/memory",
+            "/history",
+            "/sessions",
+            "/search?q=x",
+            "/skills",
+            "/journal",
+            "/dreams",
+            "/dreams/candidates",
+        ):
             answer = client.http.get(path)
             assert answer.status_code == 200, (path, answer.text[:300])
         assert isinstance(client.http, TestClient)

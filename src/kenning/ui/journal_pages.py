@@ -3,22 +3,30 @@
 The journal is ``Journal.days``/``read``; the candidates are a dry run of
 ``Dreamer`` (``kenning dream --dry-run``: it writes nothing), each shown with
 its numbers beside the ``[dream]`` gates and the verdict dreaming gave it.
+
+A dry run weighs every recent statement against every other (seconds on a
+big archive), so the page loads it as a fragment after it is shown, and
+keeps the result until one of its inputs changes: MEMORY.md, the journal,
+the archive's newest message, the recall log, or the day.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from pathlib import Path
 
 from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from kenning import clock
 from kenning.fsutil import UnsafeFileError, read_regular
 from kenning.home import Home
 from kenning.journal import JournalError
 from kenning.learning.dream import PHASES, Dreamer, DreamReport, Scored
+from kenning.memory.store import Target
 from kenning.ui.app import Ui
 from kenning.ui.skill_pages import render_markdown
 
@@ -65,10 +73,48 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Dreams:
-    html: Markup | None
-    problem: str | None
     report: DreamReport
     candidates: list[Candidate]
+
+
+class DryRuns:
+    """The last dry run, for as long as what it read is unchanged."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._found: Dreams | None = None
+
+    def get(self, home: Home) -> Dreams:
+        key = inputs(home)
+        if self._found is None or key != self._key:
+            self._found, self._key = dry_run(home), key
+        return self._found
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def inputs(home: Home) -> tuple[object, ...]:
+    """What a dry run reads, cheaply: files' stamps, the archive's newest message, recalls."""
+    journal = home.layout.journal_dir
+    days = sorted(journal.glob("*.md")) if journal.is_dir() else []
+    archive: tuple[object, ...] = ()
+    if home.has_archive:
+        storage = home.archive.storage
+        window = home.config.dream.max_age_days + home.config.dream.rem_days + 1
+        since = clock.timestamp() - window * 86_400
+        archive = (storage.sessions.newest_message_at(), len(storage.recalls.hits_since(since)))
+    return (
+        clock.local().date(),
+        _stamp(home.memory.path(Target.MEMORY)),
+        tuple((p.name, _stamp(p)) for p in days),
+        archive,
+    )
 
 
 def gates_of(home: Home, item: Scored, today: date) -> list[Gate]:
@@ -94,18 +140,22 @@ def gates_of(home: Home, item: Scored, today: date) -> list[Gate]:
     ]
 
 
-def dreams(home: Home) -> Dreams:
-    html, problem = None, None
+def dreams_file(home: Home) -> tuple[Markup | None, str | None]:
+    """DREAMS.md rendered, or why it is not shown."""
     try:
         found = read_regular(home.root / DREAMS_FILE, max_bytes=MAX_DREAMS_BYTES)
-        if found is not None:
-            html = render_markdown(found[0].decode("utf-8", errors="replace"))
     except UnsafeFileError as exc:
-        problem = f"{exc}: not shown"
+        return None, f"{exc}: not shown"
+    if found is None:
+        return None, None
+    return render_markdown(found[0].decode("utf-8", errors="replace")), None
+
+
+def dry_run(home: Home) -> Dreams:
     report = Dreamer(home).run(phases=PHASES, dry_run=True)
     today = report.now.date()
     shown = [Candidate(item, gates_of(home, item, today)) for item in report.considered]
-    return Dreams(html, problem, report, shown)
+    return Dreams(report, shown)
 
 
 def routes(ui: Ui) -> list[BaseRoute]:
@@ -114,12 +164,24 @@ def routes(ui: Ui) -> list[BaseRoute]:
         return ui.page(request, "journal.html", title="Journal", journal=found)
 
     async def dreaming(request: Request) -> Response:
-        found = await ui.call(dreams, ui.home)
+        html, problem = await ui.call(dreams_file, ui.home)
         return ui.page(
-            request, "dreams.html", title="Dreaming", dreams=found, config=ui.home.config.dream
+            request,
+            "dreams.html",
+            title="Dreaming",
+            html=html,
+            problem=problem,
+            config=ui.home.config.dream,
         )
+
+    runs = DryRuns()
+
+    async def candidates(request: Request) -> Response:
+        found = await ui.call(runs.get, ui.home)
+        return ui.page(request, "candidates.html", title="Dreaming candidates", dreams=found)
 
     return [
         Route("/journal", journal, methods=["GET"]),
         Route("/dreams", dreaming, methods=["GET"]),
+        Route("/dreams/candidates", candidates, methods=["GET"]),
     ]

@@ -232,7 +232,7 @@ def routes(ui: Ui) -> list[BaseRoute]:
         if kind not in ("message", "chunk") or not query.text:
             raise HTTPException(400, "explain needs q, hit_kind (message or chunk) and id")
         parts = await ui.call(explain, ui.home, query, kind, item)
-        return ui.page(request, "explain.html", parts=parts)
+        return ui.page(request, "explain.html", title="Why this rank", parts=parts)
 
     return [
         Route("/sessions", sessions, methods=["GET"]),
