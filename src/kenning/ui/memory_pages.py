@@ -9,6 +9,7 @@ write keeps: never an error page.
 
 from __future__ import annotations
 
+import subprocess
 from dataclasses import dataclass, field
 
 from starlette.exceptions import HTTPException
@@ -16,6 +17,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from kenning.history import HistoryError
 from kenning.home import Home
 from kenning.memory.store import MemoryFileError, MemoryState, MemoryWriteError, Target
 from kenning.memory.wording import refusal_lines, report_lines
@@ -80,8 +82,8 @@ def _hand_edited(home: Home) -> set[str]:
         return set()
     try:
         lines = history.uncommitted()
-    except Exception:  # a broken repository is reported by `kenning doctor`, not here
-        return set()
+    except (HistoryError, OSError, subprocess.SubprocessError):
+        return set()  # a broken repository is `kenning doctor`'s to report, not this page's
     return {line[3:].strip().strip('"') for line in lines}
 
 
