@@ -133,6 +133,7 @@ def test_a_session_folds_tool_calls_and_marks_compaction(client: Client, seeded:
     assert "<summary>tool result (" in body
     assert "compaction 1: this summary replaces messages 1-4 (budget)" in body
     assert body.count(">compacted</span>") == 2
+    assert f'href="/sessions/{seeded.child}">review of staging deploy</a> (review)' in body
     child = text(client.http.get(f"/sessions/{seeded.child}"))
     assert f'href="/sessions/{seeded.session}"' in child  # linked to its parent
     assert client.http.get("/sessions/nope").status_code == 404

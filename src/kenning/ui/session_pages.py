@@ -105,7 +105,15 @@ class Shown:
     compaction: dict[str, object] | None  # a summary's record of what it replaced
 
 
-def transcript(home: Home, session_id: str) -> tuple[Session, list[Shown], Session | None]:
+@dataclass(frozen=True)
+class Transcript:
+    session: Session
+    messages: list[Shown]
+    parent: Session | None
+    children: list[Session]  # its subagent and review sessions
+
+
+def transcript(home: Home, session_id: str) -> Transcript:
     archive = home.archive
     session = archive.session(session_id) if home.has_archive else None
     if session is None:
@@ -123,7 +131,7 @@ def transcript(home: Home, session_id: str) -> tuple[Session, list[Shown], Sessi
         record = (message.meta or {}).get(COMPACTION_KEY)
         shown.append(Shown(message, calls, record if isinstance(record, dict) else None))
     parent = archive.session(session.parent_id) if session.parent_id else None
-    return session, shown, parent
+    return Transcript(session, shown, parent, archive.children(session_id))
 
 
 def highlight(text: str, terms: list[str]) -> Markup:
@@ -196,14 +204,15 @@ def routes(ui: Ui) -> list[BaseRoute]:
         )
 
     async def session(request: Request) -> Response:
-        header, shown, parent = await ui.call(transcript, ui.home, request.path_params["sid"])
+        found = await ui.call(transcript, ui.home, request.path_params["sid"])
         return ui.page(
             request,
             "session.html",
-            title=header.title or header.id,
-            session=header,
-            messages=shown,
-            parent=parent,
+            title=found.session.title or found.session.id,
+            session=found.session,
+            messages=found.messages,
+            parent=found.parent,
+            children=found.children,
             limit=SHOWN_MESSAGES,
         )
 
