@@ -118,12 +118,13 @@ def _measure(
             samples = [_server_ms(client.get(path)) for path in paths[WARMUP:]]
             out[name] = _ms(samples)
             report("pages", 1)
-        fresh = []
-        for _ in range(3):  # what the first visit, or one after a change, waits for
-            began = time.perf_counter()
-            journal_pages.dry_run(home)
-            fresh.append((time.perf_counter() - began) * 1000)
-        out["dream candidates, fresh"] = _ms(fresh)
+        # What the first visit, or one after a change, waits for: dreaming's own
+        # dry run, once (it weighs every recent statement against the others:
+        # minutes when the whole synthetic archive is from today).
+        began = time.perf_counter()
+        journal_pages.dry_run(home)
+        once = (time.perf_counter() - began) * 1000
+        out["dream candidates, fresh"] = {"p50_ms": round(once, 2), "p95_ms": round(once, 2)}
         cli_samples = []
         for query in scale._queries(rng, requests + WARMUP)[WARMUP:]:
             began = time.perf_counter()
@@ -173,6 +174,8 @@ def table(report: dict[str, Any]) -> list[str]:
     ]
     for name, times in report["pages"].items():
         over = "  over target" if times["p95_ms"] > report["target_p95_ms"] else ""
+        if name == "dream candidates, fresh":
+            over += "  (one run of `kenning dream --dry-run`'s work)"
         lines.append(f"{name:<20}{times['p50_ms']:>9.1f}{times['p95_ms']:>9.1f}{over}")
     lines.append(
         f"target: p95 ≤ {report['target_p95_ms']:.0f} ms; `kenning search` is the engine "
