@@ -110,3 +110,18 @@ def test_log_and_diff(tmp_path: Path) -> None:
     (tmp_path / "memories" / "MEMORY.md").write_text("one\n§\ntwo\n§\nthree\n")
     assert "+three" in history.diff(None, ["memories"])
     assert "+three" in history.diff(first, ["memories"])
+
+
+def test_change_is_the_commits_own_patch_not_everything_since(tmp_path: Path) -> None:
+    from kenning.history import HistoryError
+
+    home = make_home(tmp_path)
+    first = home.memory.add(Target.MEMORY, "Alpha fact").commit
+    home.memory.add(Target.MEMORY, "Beta fact")
+    assert first is not None
+    patch = home.history.change(first)
+    assert "+Alpha fact" in patch and "Beta fact" not in patch
+    assert "Beta fact" in home.history.diff(first)  # diff is since, change is what it did
+    assert home.history.change(first, ["memories/USER.md"]) == ""
+    with pytest.raises(HistoryError, match="unknown revision"):
+        home.history.change("no-such-rev")

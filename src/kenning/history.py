@@ -276,6 +276,12 @@ class History:
             args.append(self.resolve(rev))
         return self._query(*args, "--", *paths)
 
+    def change(self, rev: str, paths: Sequence[str] = ()) -> str:
+        """The patch commit ``rev`` made (under ``paths``): its own change, not all since."""
+        if not self.available:
+            raise HistoryError("no history yet: this home is not a git repository")
+        return self._query("show", "--no-color", "--format=", self.resolve(rev), "--", *paths)
+
     def show(self, rev: str, path: str) -> str | None:
         """Content of ``path`` at ``rev``, or None if it did not exist there."""
         result = self._run("show", f"{rev}:{path}", check=False)

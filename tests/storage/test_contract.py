@@ -89,6 +89,9 @@ def test_positions_compaction_and_lineage(storage: Storage) -> None:
     assert set(storage.sessions.message_ids(child, [1, 3])) == {1, 3}
     # newest first; same start time: by id, descending
     assert [s.id for s in storage.sessions.recent(limit=5)] == ["p", "c"]
+    second = _session(storage, "c2", "review", parent_id="p")
+    assert [s.id for s in storage.sessions.children(parent)] == [child, second]
+    assert storage.sessions.children(child) == []
 
 
 def test_a_taken_session_id_is_a_conflict(storage: Storage) -> None:

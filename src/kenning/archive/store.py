@@ -121,6 +121,10 @@ class Archive:
     ) -> list[Session]:
         return self.storage.sessions.recent(limit=limit, sources=sources, offset=offset)
 
+    def children(self, session_id: str) -> list[Session]:
+        """Sessions started from ``session_id``: its subagents and reviews, oldest first."""
+        return self.storage.sessions.children(session_id)
+
     def root_session(self, session_id: str) -> str:
         """The first session of ``session_id``'s lineage (its parent's parent's …)."""
         seen = {session_id}

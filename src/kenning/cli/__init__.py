@@ -43,6 +43,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "storage": "kenning.cli.storage_cmd:storage",
     "sync": "kenning.cli.sync_cmd:sync_command",
     "hosts": "kenning.cli.hosts_cmd:hosts",
+    "ui": "kenning.cli.ui_cmd:ui_command",
 }
 
 

@@ -9,7 +9,6 @@ entries, or is a link, a directory, too large or unreadable).
 from __future__ import annotations
 
 import dataclasses
-import shlex
 import sys
 from typing import NoReturn
 
@@ -26,8 +25,8 @@ from kenning.memory.store import (
     MemoryWriteError,
     Target,
     WriteResult,
-    preview,
 )
+from kenning.memory.wording import refusal_lines, report_lines
 
 EXIT_CODES = {
     ErrorKind.OVER_BUDGET: 3,
@@ -79,34 +78,24 @@ def _state_json(state: MemoryState, path: str) -> dict[str, object]:
 
 
 def _refuse(exc: MemoryWriteError) -> NoReturn:
-    click.secho(f"refused: {exc.message}", fg="red", err=True)
-    for match in exc.matches:
-        click.echo(f"  matches: {match}", err=True)
-    if exc.state is not None and exc.kind in (ErrorKind.OVER_BUDGET, ErrorKind.NO_MATCH):
-        click.echo("current entries:", err=True)
-        for number, entry in enumerate(exc.state.entries, 1):
-            click.echo(f"  {number:>3}. [{len(entry):>4}] {' '.join(entry.split())[:90]}", err=True)
-        click.echo(f"  usage: {exc.state.usage_line()}", err=True)
-    click.echo(exc.next_step, err=True)
+    first, *rest = refusal_lines(exc)
+    click.secho(first, fg="red", err=True)
+    for line in rest:
+        click.echo(line, err=True)
     sys.exit(EXIT_CODES.get(exc.kind, 1))
 
 
 def _report(result: WriteResult) -> None:
+    lines = report_lines(result)
     if not result.changed:
-        click.echo(f"Nothing to change: {'; '.join(result.skipped)}")
+        click.echo(lines.done[0])
         return
-    for change in result.changes:
-        click.echo(f"{result.target.filename}: {change}")
-    flag = " --user" if result.target is Target.USER else ""
-    for entry in result.restated:
-        click.secho(
-            f"warning: this may update an existing entry: {preview(entry)}", fg="yellow", err=True
-        )
-        whole = shlex.quote(entry)  # the whole entry: a prefix may match the new one too
-        click.echo(f"  if it replaces it: kenning memory remove{flag} {whole}", err=True)
-        click.echo("  (if both are true, --keep-both skips this check)", err=True)
-    suffix = f", commit {result.commit}" if result.commit else ""
-    click.echo(f"usage {result.state.usage_line()}{suffix}")
+    for line in lines.done[:-1]:
+        click.echo(line)
+    for line in lines.warnings:
+        warning = line.startswith("warning:")
+        click.secho(line, fg="yellow" if warning else None, err=True)
+    click.echo(lines.done[-1])
 
 
 @memory.command("show")

@@ -333,12 +333,18 @@ class MemoryStore:
             exc.next_step,
         )
 
-    def _backup(self, target: Target, raw: bytes) -> Path:
-        # One backup per distinct broken content, so repeated refusals do not
-        # fill the disk; the hash in the name ties the copy to what it saved.
-        # The copy is of the bytes already read (bounded, from no link).
+    def backup_path(self, target: Target, raw: bytes) -> Path:
+        """Where a refused write keeps a copy of ``raw``, a file that no longer parses.
+
+        One backup per distinct broken content, so repeated refusals do not
+        fill the disk; the hash in the name ties the copy to what it saved.
+        """
         digest = hashlib.sha256(raw).hexdigest()[:12]
-        dest = self.layout.backups_dir / "memories" / f"{target.filename}.{digest}.bak"
+        return self.layout.backups_dir / "memories" / f"{target.filename}.{digest}.bak"
+
+    def _backup(self, target: Target, raw: bytes) -> Path:
+        # The copy is of the bytes already read (bounded, from no link).
+        dest = self.backup_path(target, raw)
         if not dest.exists():
             atomic_write(dest, raw)
         return dest

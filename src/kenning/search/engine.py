@@ -47,6 +47,18 @@ from kenning.storage.query import (
 )
 from kenning.storage.text import query_terms
 
+# What ``explain`` reports, in the order the scorers apply them.
+_PARTS = (
+    "lexical",  # bm25 over the best bm25 among the candidates, 0..1
+    "dense",  # the cosine stretched so the pool's best is 1 and its floor 0
+    "cosine",  # the raw query cosine
+    "fused",  # w_lex * lexical + (1 - w_lex) * dense
+    "with_context",  # + neighbour and same-session boost, scaled back to 0..1
+    "automated_penalty",  # the factor for a reviewer's or a cron job's message (1 = none)
+    "time",  # recency, or what the query's time words ask for
+    "score",  # the product, before supersession, the relative floor and MMR reorder
+)
+
 
 @dataclass
 class _Side:
@@ -119,6 +131,8 @@ class SearchEngine:
         self._doc_count: tuple[bytes | None, int] | None = None  # (index fingerprint, count)
         self._candidates = CandidateMeta()
         self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
+        # (kind, id) -> the parts of its score, filled by the scorers while ``explain`` runs
+        self._parts: dict[tuple[Kind, int], dict[str, float]] | None = None
 
     def close(self) -> None:
         """Stop the dense-search worker thread, if one was started; idempotent."""
@@ -285,6 +299,28 @@ class SearchEngine:
             )
             hits = []
         return self._finish(query, hits, mode, notes, scope, timing)
+
+    def explain(
+        self,
+        query: str,
+        kind: Kind,
+        item_id: int,
+        *,
+        kinds: Sequence[str] = KINDS,
+        limit: int = 10,
+        filters: SearchFilters | None = None,
+    ) -> dict[str, float] | None:
+        """How the same search scored one hit: the parts of its score, or None if it
+        was not a candidate. The search runs again, unrecorded, with the scorers
+        noting what each candidate got: lexical (bm25 / best), dense (the cosine
+        stretched over the pool), their fusion, the neighbour and session boost,
+        the automated-source penalty, the time factor, then the final score."""
+        recording, self.record_recalls, self._parts = self.record_recalls, False, {}
+        try:
+            self.search(query, kinds=kinds, limit=limit, filters=filters)
+            return self._parts.get((kind, item_id))
+        finally:
+            self.record_recalls, self._parts = recording, None
 
     def _event_time(self, event: str, scope: SearchFilters) -> float | None:
         """When ``event`` ("the move") was said: its best message hit, looked up
@@ -471,11 +507,16 @@ class SearchEngine:
         base = fusion.base_scores(lex, dense, self.params.w_lex)
         score = fusion.context_scores(base, prev, nxt, session, self.params)
         score = score / self.params.message_scale
+        context = score
         automated = np.fromiter((r[2] in fusion.AUTOMATED_SOURCES for r in rows), bool, n)
         score = np.where(automated, score * self.params.automated_penalty, score)
         stamps = np.fromiter((r[1] for r in rows), np.float64, n)
         facts.update(zip(id_list, zip(stamps.tolist(), cos.tolist(), strict=True), strict=True))
-        score = score * timing.factor(stamps, score, self.clock(), self.params, np.ones(n, bool))
+        time = timing.factor(stamps, score, self.clock(), self.params, np.ones(n, bool))
+        score = score * time
+        if self._parts is not None:
+            penalty = np.where(automated, self.params.automated_penalty, 1.0)
+            self._note("message", id_list, lex, dense, cos, base, context, penalty, time, score)
         return list(zip(score.tolist(), itertools.repeat("message"), id_list, strict=False))
 
     def _score_chunks(
@@ -491,8 +532,21 @@ class SearchEngine:
         base = fusion.base_scores(lex, fusion.dense_norm(cos, hi, lo), self.params.w_lex)
         stamps = np.array([r[2] for r in rows], dtype=np.float64)
         decays = np.array([r[1] for r in rows], dtype=bool)
-        score = base * timing.factor(stamps, base, self.clock(), self.params, decays)
+        time = timing.factor(stamps, base, self.clock(), self.params, decays)
+        score = base * time
+        if self._parts is not None:
+            dense = fusion.dense_norm(cos, hi, lo)
+            ones = np.ones(len(ids))
+            self._note("chunk", ids, lex, dense, cos, base, base, ones, time, score)
         return [(float(s), "chunk", i) for s, i in zip(score, ids, strict=True)]
+
+    def _note(self, kind: Kind, ids: list[int], *columns: np.ndarray) -> None:
+        """Keep each candidate's score parts for ``explain`` (columns in ``_PARTS`` order)."""
+        assert self._parts is not None
+        for row, item in enumerate(ids):
+            self._parts[(kind, item)] = {
+                name: round(float(col[row]), 4) for name, col in zip(_PARTS, columns, strict=True)
+            }
 
     def _diversify(
         self, scored: list[tuple[float, Kind, int]], limit: int

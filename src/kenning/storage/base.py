@@ -82,6 +82,9 @@ class Sessions(Protocol):
         id, kept in ``meta``), oldest first."""
 
     def parent(self, session_id: str) -> str | None: ...
+    def children(self, session_id: str) -> list[Session]:
+        """The sessions started from this one (subagents, reviews), oldest first."""
+        ...
 
     def recent(
         self, *, limit: int = 20, sources: Sequence[str] | None = None, offset: int = 0

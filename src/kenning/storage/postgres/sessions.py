@@ -107,6 +107,12 @@ class PostgresSessions:
     def parent(self, session_id: str) -> str | None:
         return self._one("SELECT parent_id FROM sessions WHERE id = %s", session_id)
 
+    def children(self, session_id: str) -> list[Session]:
+        rows = self._conn().execute(
+            f"{_WITH_COUNT} WHERE s.parent_id = %s ORDER BY s.started_at, s.id", (session_id,)
+        )
+        return [Session.from_row(r) for r in rows]
+
     def recent(
         self, *, limit: int = 20, sources: Sequence[str] | None = None, offset: int = 0
     ) -> list[Session]:

@@ -119,6 +119,16 @@ class SqliteSessions:
         )
         return None if row is None or row[0] is None else str(row[0])
 
+    def children(self, session_id: str) -> list[Session]:
+        rows = (
+            self._conn()
+            .execute(
+                f"{_WITH_COUNT} WHERE s.parent_id = ? ORDER BY s.started_at, s.id", (session_id,)
+            )
+            .fetchall()
+        )
+        return [Session.from_row(r) for r in rows]
+
     def recent(
         self, *, limit: int = 20, sources: Sequence[str] | None = None, offset: int = 0
     ) -> list[Session]:
