@@ -94,6 +94,9 @@ class ChatApp:
             f"[bold]kenning[/] · {self.session.model.name} · session {self.session.session_id}"
             " — /help for commands, Ctrl-D to leave"
         )
+        note = getattr(self.session.model, "window_note", "")
+        if note:
+            self.console.print(f"[yellow]{note}[/]", highlight=False)
         while True:
             self.show_review_notices()
             try:

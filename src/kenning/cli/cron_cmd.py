@@ -25,6 +25,7 @@ from kenning.cron.schedule import ScheduleError
 from kenning.cron.scheduler import CronError, Job, JobStore, Scheduler
 from kenning.locks import Busy
 from kenning.models.errors import ModelError, ModelNotConfigured
+from kenning.models.registry import how_to_configure
 
 
 def _fail(exc: Exception) -> click.ClickException:
@@ -67,7 +68,14 @@ def add(
     SCHEDULE is `every 30m`, `every 2h`, `hourly`, `daily 03:00`, `weekly sun 04:00`
     or a five-field cron expression, in local time.
     """
-    store = JobStore(state.home())
+    home = state.home()
+    if not (model or "").strip() and not home.config.model.default.strip():
+        # Refused now rather than failing at 3 a.m. when the daemon runs it.
+        raise click.ClickException(
+            "this job has no model to run with: pass --model PROVIDER:MODEL, or set one "
+            "for every job.\n" + how_to_configure(home.layout.config_file)
+        )
+    store = JobStore(home)
     job = Job(
         name=name or _slug(task),
         schedule=schedule,
