@@ -22,9 +22,11 @@ from prompt_toolkit.history import FileHistory, InMemoryHistory
 from rich.console import Console
 from rich.live import Live
 from rich.markdown import Markdown
+from rich.text import Text
 
 from kenning.agent.events import Notice, TextChunk, ToolFinished, ToolStarted, TurnEnded
 from kenning.agent.loop import AgentSession
+from kenning.chat.approvals import Approvals
 from kenning.cli.context import CliState, pass_state
 from kenning.cli.run_cmd import EXIT_NOT_CONFIGURED, describe_call, open_or_explain
 from kenning.context.engine import compact_now
@@ -33,6 +35,7 @@ from kenning.learning import describe, review_now, runner_for, take_notices
 from kenning.models.errors import ModelError, ModelNotConfigured
 from kenning.models.registry import resolve_model
 from kenning.runtime.factory import open_session
+from kenning.tools.permissions import MODE_HELP, MODES, Mode, Permissions, ProjectRules, parse_mode
 
 HELP = """\
 /new              start a new session (this one stays searchable)
@@ -42,18 +45,29 @@ HELP = """\
 /memory           show hot memory as it is now
 /skills           the skills index
 /model [MODEL]    show or switch the model
+/mode [MODE]      show or switch the permission mode: ask, auto-edit, plan, yolo
+/expand           the last tool output in full
 /review           look back now and keep what will help (memory, skills)
 /compact          summarise the older part of this session now (it stays searchable)
 /help             this list
 /exit             leave (Ctrl-D works too)"""
 
 
+FOLDED_LINES = 6  # lines of a command's output shown under it; /expand shows the rest
+
+
 class ChatApp:
-    def __init__(self, state: CliState, session: AgentSession, console: Console) -> None:
+    def __init__(
+        self, state: CliState, session: AgentSession, console: Console, mode: Mode = "ask"
+    ) -> None:
         self.state = state
         self.home = state.home()
         self.session = session
         self.console = console
+        self.last_output = ""
+        self.permissions = Permissions(mode, rules=ProjectRules(self.home.root, session.cwd))
+        self.approvals = Approvals(console, self.permissions, self._ask_line)
+        self.permissions.on_applied = self.approvals.show_applied
         history_file = self.home.root / "cache" / "chat_history"
         try:
             history_file.parent.mkdir(parents=True, exist_ok=True)
@@ -61,7 +75,7 @@ class ChatApp:
         except OSError:
             history = InMemoryHistory()
         self.prompt: PromptSession[str] = PromptSession(history=history)
-        self.session.approve = self.approve
+        self._adopt(session)
         self.commands: dict[str, Callable[[str], Awaitable[bool]]] = {
             "/new": self.cmd_new,
             "/resume": self.cmd_resume,
@@ -71,6 +85,8 @@ class ChatApp:
             "/skills": self.cmd_skills,
             "/model": self.cmd_model,
             "/compact": self.cmd_compact,
+            "/mode": self.cmd_mode,
+            "/expand": self.cmd_expand,
             "/review": self.cmd_review,
             "/help": self.cmd_help,
             "/exit": self.cmd_exit,
@@ -87,7 +103,15 @@ class ChatApp:
                 usage += f" · compacted ×{st.compactions}"
         else:
             usage = f"context {s.context_tokens:,}/{s.model.context_window:,}"
-        return f" {s.model.name} · session {s.session_id} · {usage}"
+        return f" {s.model.name} · {self.permissions.mode} · session {s.session_id} · {usage}"
+
+    def _adopt(self, session: AgentSession) -> None:
+        """Make ``session`` ask through this chat and follow its permission mode."""
+        session.approve = self.approvals
+        session.extras["permissions"] = self.permissions
+
+    async def _ask_line(self, prompt: str) -> str:
+        return await PromptSession[str]().prompt_async(prompt)
 
     async def main(self) -> None:
         self.console.print(
@@ -165,9 +189,8 @@ class ChatApp:
                     live, buffer = None, ""
                 if isinstance(event, ToolStarted):
                     self.console.print(f"[dim]→ {describe_call(event.call)}[/]", highlight=False)
-                elif isinstance(event, ToolFinished) and not event.ok:
-                    first = (event.result.splitlines() or ["failed"])[0]
-                    self.console.print(f"[red dim]  ✗ {first[:200]}[/]", highlight=False)
+                elif isinstance(event, ToolFinished):
+                    self.show_result(event)
                 elif isinstance(event, Notice):
                     self.console.print(f"[yellow]{event.text}[/]", highlight=False)
                 elif isinstance(event, TurnEnded) and not event.ok:
@@ -176,16 +199,20 @@ class ChatApp:
             if live is not None:
                 live.stop()
 
-    async def approve(self, command: str) -> bool:
-        reason = getattr(command, "reason", "")
-        self.console.print(f"[bold yellow]The agent wants to run:[/] {command}", highlight=False)
-        if reason:
-            self.console.print(f"[yellow]  ({reason})[/]", highlight=False)
-        try:
-            answer = await PromptSession[str]().prompt_async("Allow? [y/N] ")
-        except (KeyboardInterrupt, EOFError):
-            return False
-        return answer.strip().lower() in {"y", "yes"}
+    def show_result(self, event: ToolFinished) -> None:
+        """A failure's first line; a command's output folded to its first lines."""
+        self.last_output = event.result
+        if not event.ok:
+            first = (event.result.splitlines() or ["failed"])[0]
+            self.console.print(f"[red dim]  ✗ {first[:200]}[/]", highlight=False)
+        if event.call.name != "shell" or (not event.ok and event.result.startswith("Error:")):
+            return
+        lines = event.result.splitlines()
+        for line in lines[:FOLDED_LINES]:
+            self.console.print(Text(f"  │ {line[:200]}", style="dim"))
+        if len(lines) > FOLDED_LINES:
+            more = len(lines) - FOLDED_LINES
+            self.console.print(f"[dim]  │ … {more} more lines (/expand)[/]", highlight=False)
 
     # -- slash commands (return False to leave) -----------------------------
 
@@ -253,6 +280,23 @@ class ChatApp:
         self.console.print(f"model: {self.session.model.name}")
         return True
 
+    async def cmd_mode(self, arg: str) -> bool:
+        if arg:
+            try:
+                self.permissions.mode = parse_mode(arg)
+            except ValueError as exc:
+                self.console.print(f"[red]{exc}[/]", highlight=False)
+                return True
+        mode = self.permissions.mode
+        self.console.print(f"mode: {mode} — {MODE_HELP[mode]}", highlight=False)
+        return True
+
+    async def cmd_expand(self, _: str) -> bool:
+        self.console.print(
+            self.last_output or "(no tool output yet)", highlight=False, markup=False
+        )
+        return True
+
     async def cmd_compact(self, _: str) -> bool:
         try:
             report = await compact_now(self.session)
@@ -276,7 +320,8 @@ class ChatApp:
         return False
 
     def _open(self, **kwargs: object) -> AgentSession:
-        session = open_session(self.home, source="cli", approve=self.approve, **kwargs)  # type: ignore[arg-type]
+        session = open_session(self.home, source="cli", **kwargs)  # type: ignore[arg-type]
+        self._adopt(session)
         return session
 
 
@@ -291,6 +336,14 @@ class ChatApp:
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     help="Working directory for the tools (default: here).",
 )
+@click.option(
+    "--mode",
+    type=click.Choice(MODES),
+    default="ask",
+    show_default=True,
+    help="Permissions: ask (edits show a diff and ask, shell asks), auto-edit (edits "
+    "applied and shown), plan (read-only tools only), yolo (nothing asks).",
+)
 @pass_state
 def chat_command(
     state: CliState,
@@ -298,6 +351,7 @@ def chat_command(
     resume: str | None,
     continue_last: bool,
     cwd: Path | None,
+    mode: str,
 ) -> None:
     """Talk with the agent in this terminal.
 
@@ -309,7 +363,7 @@ def chat_command(
     session = open_or_explain(
         state, model=model, source="cli", cwd=cwd, resume=resume, continue_last=continue_last
     )
-    app = ChatApp(state, session, Console(highlight=False))
+    app = ChatApp(state, session, Console(highlight=False), parse_mode(mode))
     try:
         asyncio.run(app.main())
     except KeyboardInterrupt:

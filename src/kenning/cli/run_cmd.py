@@ -79,9 +79,9 @@ def run_command(
 ) -> None:
     """Run one TASK headless and print the answer.
 
-    Shell commands that need approval are refused (nobody can be asked);
-    allow programs with `--set agent.shell_allow=…` and
-    `--set agent.shell_approval=allowlist`.
+    Shell commands outside agent.shell_allow (read-only ones such as ls,
+    cat, git status by default) are refused: nobody can be asked. Allow more
+    programs with `--set agent.shell_allow=…`.
 
     \b
     Examples:
