@@ -31,8 +31,9 @@ def chat(
     script_file.write_text(json.dumps(script))
     requests_file = tmp_path / "requests.jsonl"
     wire = [sys.executable, "-m", "kenning.testing.wire", "openai", "--script", str(script_file)]
+    delay = ["--chunk-delay", env.pop("CHUNK_DELAY")] if "CHUNK_DELAY" in env else []
     server = subprocess.Popen(
-        [*wire, "--requests", str(requests_file)], stdout=subprocess.PIPE, text=True
+        [*wire, "--requests", str(requests_file), *delay], stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None

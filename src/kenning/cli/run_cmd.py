@@ -16,32 +16,26 @@ from pathlib import Path
 
 import click
 
-from kenning.agent.events import Event, Notice, TextChunk, ToolFinished, ToolStarted, TurnEnded
+from kenning.agent.events import (
+    Event,
+    Notice,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+    describe_call,
+)
 from kenning.agent.events import to_dict as event_dict
 from kenning.agent.loop import AgentSession
 from kenning.cli.context import CliState, pass_state
 from kenning.context.transcript import TranscriptError
 from kenning.models.errors import ModelNotConfigured
-from kenning.models.types import ToolCall
 from kenning.providers.base import ProviderError
 from kenning.runtime.factory import open_session
 
 EXIT_NO_ANSWER = 1
 EXIT_NOT_CONFIGURED = 2
 EXIT_INTERRUPTED = 130
-
-
-def describe_call(call: ToolCall, width: int = 80) -> str:
-    """``read_file path=notes.txt`` — a tool call on one short line."""
-    try:
-        args = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
-        return f"{call.name} (malformed arguments)"
-    if not isinstance(args, dict):
-        return call.name
-    parts = [f"{k}={v!s}".replace("\n", "⏎") for k, v in args.items()]
-    line = f"{call.name} {' '.join(parts)}".strip()
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def open_or_explain(state: CliState, **kwargs: object) -> AgentSession:
