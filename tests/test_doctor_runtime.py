@@ -105,3 +105,11 @@ def test_cron_jobs_without_a_running_daemon_warn(tmp_path: Path) -> None:
     found = check(run(root), "daemon")
     assert found.status == "warn" and "1 cron job(s) will not run" in found.summary
     assert "kenning daemon" in found.fix
+
+
+def test_a_bad_mcp_server_entry_fails_by_name(tmp_path: Path) -> None:
+    root = _home(tmp_path)
+    assert check(run(root), "mcp-servers").status == "ok"
+    (root / "config.toml").write_text('[mcp.servers.docs]\ntransport = "http"\n')
+    found = check(run(root), "mcp-servers")
+    assert found.status == "fail" and "'docs': an http server needs url" in found.details[0]

@@ -4,6 +4,7 @@ recap of --continue, multi-line input and tab completion."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -191,3 +192,36 @@ def test_ctrl_c_mid_answer_leaves_each_line_once_on_the_screen(tmp_path: Path) -
         server.wait(timeout=10)
         if server.stdout is not None:
             server.stdout.close()
+
+
+def test_a_configured_stdio_mcp_server_is_called_from_the_chat(tmp_path: Path) -> None:
+    from kenning.config.edit import set_values
+    from kenning.home import Home
+
+    server = Path(__file__).parent.parent / "chat" / "notes_mcp_server.py"
+    log = tmp_path / "calls.jsonl"
+    env = {"NOTES_LOG": str(log), "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+    config = Home.open().layout.config_file
+    set_values(config, "mcp.servers.notes", {"command": sys.executable, "args": [str(server)]})
+    set_values(config, "mcp.servers.notes", {"env": env, "allowed_tools": ["lookup", "add_note"]})
+    script = [
+        {"tool_calls": [{"name": "mcp__notes__lookup", "arguments": {"term": "kenning"}}]},
+        {"tool_calls": [{"name": "mcp__notes__add_note", "arguments": {"text": "ship"}}]},
+        "Looked it up and noted it.",
+    ]
+    with chat(tmp_path, script) as (child, requests):
+        child.expect("MCP notes: 2 tool\\(s\\)")
+        child.expect("›")
+        child.sendline("Look up kenning, then note ship.")
+        child.expect("mcp__notes__lookup term=kenning")
+        child.expect("The agent wants to use mcp:.*mcp__notes__add_note")
+        child.expect('"text": "ship"')
+        child.expect("\\[a\\]lways this tool")
+        child.sendline("y")
+        child.expect("Looked it up and noted it.")
+        _exit(child)
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert calls == [{"tool": "lookup", "term": "kenning"}, {"tool": "add_note", "text": "ship"}]
+    sent = _requests(requests)
+    assert any(t["function"]["name"] == "mcp__notes__lookup" for t in sent[0]["tools"])
+    assert "kenning: found in notes/2026.md" in json.dumps(sent[1]["messages"])

@@ -40,6 +40,8 @@ from kenning.chat.input import chat_prompt, quiet_terminal
 from kenning.chat.status import Meter, TurnStatus
 from kenning.home import Home
 from kenning.learning import runner_for, take_notices
+from kenning.mcp.servers import configured_servers
+from kenning.mcp.toolset import McpToolset
 from kenning.models.local import is_loopback
 from kenning.models.pricing import LOCAL_PROVIDERS, Price, price_for
 from kenning.models.types import Model
@@ -78,6 +80,7 @@ class ChatApp:
         )
         self.permissions.on_applied = self.approvals.show_applied
         self.commands: dict[str, Callable[[str], Awaitable[bool]]] = SlashCommands(self).table()
+        self.mcp: McpToolset | None = None
         self.prompt: PromptSession[str] = chat_prompt(
             self.home.root / "cache" / "chat_history", list(self.commands), session.cwd
         )
@@ -102,6 +105,8 @@ class ChatApp:
         """Make ``session`` ask through this chat and follow its permission mode."""
         session.approve = self.approvals
         session.extras["permissions"] = self.permissions
+        if self.mcp is not None:
+            self.mcp.register(session.tools)
 
     async def _ask_line(self, prompt: str) -> str:
         return await PromptSession[str]().prompt_async(prompt)
@@ -125,6 +130,36 @@ class ChatApp:
         if note:
             self.console.print(f"[yellow]{note}[/]", highlight=False)
         self.recap()
+        await self.start_mcp()
+        try:
+            await self._loop()
+        finally:
+            if self.mcp is not None:
+                await self.mcp.close()
+
+    async def start_mcp(self) -> None:
+        """Start the [mcp.servers] of config.toml and offer their tools to the agent."""
+        specs, problems = configured_servers(self.home.layout.config_file)
+        for problem in problems:
+            self.console.print(f"[yellow]{problem}[/]", highlight=False)
+        if not specs:
+            return
+        self.status.begin()
+        self.status.show(f"starting {len(specs)} MCP server(s)")
+        toolset = McpToolset(specs)
+        try:
+            await toolset.start()
+        finally:
+            self.status.hide()
+        for problem in toolset.problems:
+            self.console.print(f"[yellow]{problem}[/]", highlight=False)
+        self.mcp = toolset
+        names = toolset.register(self.session.tools)
+        for server in toolset.connected:
+            count = sum(1 for n in names if n.startswith(f"mcp__{server.spec.name}__"))
+            self.console.print(f"[dim]MCP {server.spec.name}: {count} tool(s)[/]", highlight=False)
+
+    async def _loop(self) -> None:
         while True:
             self.show_review_notices()
             try:

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.text import Text
 
 from kenning.tools.base import ApprovalRequest
-from kenning.tools.permissions import Permissions, prefix_of
+from kenning.tools.permissions import Permissions, prefix_of, rule_key
 
 AskLine = Callable[[str], Awaitable[str]]
 DIFF_LINES = 80  # shown before the rest is summarised
@@ -126,4 +126,11 @@ class Approvals:
             self.console.print(request.detail, highlight=False, markup=False)
         if request.reason:
             self.console.print(f"[yellow]  ({request.reason})[/]", highlight=False)
-        return await self._answer("Allow? [y/N] ") in {"y", "yes"}
+        rules = self.permissions.rules
+        always = " / [a]lways this tool" if rules is not None else ""
+        answer = await self._answer(f"Allow? [y]es / [n]o{always} ")
+        if rules is not None and answer in {"a", "always"}:
+            rules.add("exact", rule_key(request))
+            self.console.print("[dim]always allowed in this project[/]", highlight=False)
+            return True
+        return answer in {"y", "yes"}

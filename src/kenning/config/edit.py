@@ -23,6 +23,7 @@ from kenning.config.sections import ConfigError
 from kenning.fsutil import atomic_write, held
 
 Scalar = str | int | float | bool
+Value = Scalar | list[str] | dict[str, str]
 _HEADER = re.compile(r"^\s*\[\s*([A-Za-z0-9_.\-]+)\s*\]\s*(#.*)?$")
 _ANY_HEADER = re.compile(r"^\s*\[")
 
@@ -32,14 +33,18 @@ def _key_of(line: str) -> str | None:
     return found.group(1) if found else None
 
 
-def render(value: Scalar) -> str:
-    """A TOML literal (JSON's string escapes are valid TOML basic strings)."""
+def render(value: Value) -> str:
+    """A TOML literal (JSON's string escapes are valid TOML basic strings); a dict is
+    written as an inline table."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items())
+        return "{ " + pairs + " }" if pairs else "{}"
     return json.dumps(value)
 
 
-def with_values(text: str, section: str, values: Mapping[str, Scalar]) -> str:
+def with_values(text: str, section: str, values: Mapping[str, Value]) -> str:
     """``text`` with ``values`` set in ``[section]``; ConfigError if the result is not TOML."""
     lines = text.splitlines()
     start = next(
@@ -70,7 +75,7 @@ def with_values(text: str, section: str, values: Mapping[str, Scalar]) -> str:
     return result
 
 
-def set_values(path: Path, section: str, values: Mapping[str, Scalar]) -> None:
+def set_values(path: Path, section: str, values: Mapping[str, Value]) -> None:
     """Write ``values`` into ``[section]`` of the file at ``path`` (created if missing)."""
     with held(path):
         try:

@@ -35,6 +35,7 @@ from kenning.doctor.runtime_checks import (
     check_daemon,
     check_embedding_model,
     check_mcp_registration,
+    check_mcp_servers,
     check_model,
 )
 from kenning.doctor.skills_checks import check_skills
@@ -84,6 +85,7 @@ def diagnose(
     report.checks.append(check_model(cfg, env, cmd))
     report.checks.append(check_embedding_model(cfg, env))
     report.checks.append(check_mcp_registration(Path(env.get("HOME") or Path.home()), cmd))
+    report.checks.append(check_mcp_servers(layout.config_file))
     report.checks.append(check_daemon(root, cmd))
     return report
 

@@ -189,3 +189,22 @@ def check_daemon(root: Path, cmd: str) -> Check:
             fix=f"start `{cmd} daemon` (keep it running, e.g. as a systemd user service)",
         )
     return ok("daemon", "not running (no cron jobs of yours need it)")
+
+
+def check_mcp_servers(config_file: Path) -> Check:
+    """The ``[mcp.servers.*]`` entries parse (whether each server starts shows in the chat)."""
+    from kenning.mcp.servers import configured_servers
+
+    specs, problems = configured_servers(config_file)
+    if problems:
+        return Check(
+            "mcp-servers",
+            "fail",
+            f"{len(problems)} [mcp.servers] entr{'y' if len(problems) == 1 else 'ies'} "
+            "cannot be used",
+            fix="fix them in config.toml (see the details)",
+            details=tuple(problems),
+        )
+    if not specs:
+        return ok("mcp-servers", "none configured (`kenning mcp import claude-code` adds yours)")
+    return ok("mcp-servers", ", ".join(s.name for s in specs))

@@ -138,6 +138,12 @@ class Permissions:
     notes: list[str] = field(default_factory=list)
 
 
+def rule_key(request: ApprovalRequest) -> str:
+    """What "always allow" remembers for a request of a tool's own kind (``mcp:NAME``);
+    shell commands are remembered as their command line."""
+    return str(request) if request.kind == "shell" else f"{request.kind}:{request}"
+
+
 def permissions_of(ctx: ToolContext) -> Permissions | None:
     found = ctx.extras.get("permissions")
     return found if isinstance(found, Permissions) else None
@@ -170,6 +176,9 @@ async def authorize(ctx: ToolContext, request: ApprovalRequest, *, safe: bool = 
         raise plan_refusal(f"the {request.kind} {_short(request)}")
     if perms.mode == "yolo" or safe:
         _applied(perms, request)
+        return
+    kept = perms.rules.exact if perms.rules is not None else []
+    if request.kind not in {"shell", "edit"} and rule_key(request) in kept:
         return
     if request.kind == "edit" and perms.mode == "auto-edit":
         _applied(perms, request)
