@@ -10,6 +10,7 @@ Ctrl-C or Ctrl-D is a no: nothing runs that was not clearly allowed.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 
 from rich.console import Console
@@ -57,8 +58,14 @@ class Approvals:
         self.permissions = permissions
         self.ask_line = ask_line
         self.pause = pause  # stops a live status line while the user reads and answers
+        # Subagents run side by side: one question on the screen at a time.
+        self._one_at_a_time = asyncio.Lock()
 
     async def __call__(self, request: str) -> bool:
+        async with self._one_at_a_time:
+            return await self._ask(request)
+
+    async def _ask(self, request: str) -> bool:
         if not isinstance(request, ApprovalRequest):
             request = ApprovalRequest(request)
         if self.pause is not None:
