@@ -20,7 +20,7 @@ from kenning.mcp.servers import McpServerSpec, configured_servers
 from kenning.mcp.toolset import McpToolset
 from kenning.runtime.factory import build_tools
 from kenning.testing.models import ScriptedModel, tool_call
-from kenning.tools.base import ApprovalRequest
+from kenning.tools.base import ApprovalRequest, ToolContext
 from kenning.tools.permissions import Permissions
 
 SERVER = Path(__file__).with_name("notes_mcp_server.py")
@@ -57,8 +57,13 @@ def test_an_mcp_servers_tools_are_called_through_the_agent(home: Home, tmp_path:
             tools = build_tools(home)
             names = toolset.register(tools)
             assert names == ["mcp__notes__lookup", "mcp__notes__add_note"]
-            assert tools.get("mcp__notes__lookup").read_only  # type: ignore[union-attr]
-            assert not tools.get("mcp__notes__add_note").read_only  # type: ignore[union-attr]
+            lookup, add = tools.get("mcp__notes__lookup"), tools.get("mcp__notes__add_note")
+            assert lookup is not None and add is not None
+            assert lookup.read_only and not add.read_only
+            # Read-only calls run side by side; the others one at a time.
+            probe = ToolContext(home, cwd=tmp_path)
+            assert not lookup.access_for({}, probe).conflicts(lookup.access_for({}, probe))
+            assert add.access_for({}, probe).exclusive
             model = ScriptedModel(
                 [
                     [
