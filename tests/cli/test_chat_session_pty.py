@@ -225,3 +225,35 @@ def test_a_configured_stdio_mcp_server_is_called_from_the_chat(tmp_path: Path) -
     sent = _requests(requests)
     assert any(t["function"]["name"] == "mcp__notes__lookup" for t in sent[0]["tools"])
     assert "kenning: found in notes/2026.md" in json.dumps(sent[1]["messages"])
+
+
+def test_a_stopped_ollama_is_named_at_once_with_how_to_start_it(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "KENNING_MODEL__DEFAULT": "ollama:qwen3", "TERM": "xterm"}
+    env["OLLAMA_HOST"] = f"127.0.0.1:{port}"
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(40, 200),
+    )
+    try:
+        child.expect("nothing is listening at http://127.0.0.1:")
+        child.expect("`ollama serve`")
+        child.expect("›")
+        child.sendline("Hello?")
+        started = time.monotonic()
+        child.expect("nothing is listening")
+        # No retries against a stopped server (they took 12 s); the model call itself
+        # is held to 2 s in tests/models/test_local_servers.py, here the whole turn
+        # on a shared machine gets some room.
+        assert time.monotonic() - started < 5.0
+        _exit(child)
+    finally:
+        child.close()

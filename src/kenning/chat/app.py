@@ -42,7 +42,7 @@ from kenning.home import Home
 from kenning.learning import runner_for, take_notices
 from kenning.mcp.servers import configured_servers
 from kenning.mcp.toolset import McpToolset
-from kenning.models.local import is_loopback
+from kenning.models.local import is_loopback, list_models, start_hint
 from kenning.models.pricing import LOCAL_PROVIDERS, Price, price_for
 from kenning.models.types import Model
 from kenning.runtime.factory import open_session
@@ -116,6 +116,16 @@ class ChatApp:
         self._adopt(session)
         return session
 
+    def server_down(self) -> str:
+        """Said at the start when the model's server on this machine is not running."""
+        model = self.session.model
+        base_url = str(getattr(model, "base_url", ""))
+        if not is_loopback(base_url) or list_models(base_url) is not None:
+            return ""
+        provider = str(getattr(model, "provider", ""))
+        hint = start_hint(provider, base_url, str(getattr(model, "model", "")))
+        return f"{model.name}: nothing is listening at {base_url}; {hint}"
+
     def use_model(self, model: Model) -> None:
         self.session.model = model
         self.meter.price = price_of(model)
@@ -126,7 +136,7 @@ class ChatApp:
             f"session {self.session.session_id} — /help for commands, Alt-Enter for a new "
             "line, Ctrl-D to leave"
         )
-        note = getattr(self.session.model, "window_note", "")
+        note = getattr(self.session.model, "window_note", "") or self.server_down()
         if note:
             self.console.print(f"[yellow]{note}[/]", highlight=False)
         self.recap()
