@@ -34,7 +34,11 @@ def check(report: Report, name: str) -> Check:
 
 
 def run(root: Path, **env: str) -> Report:
-    return doctor.diagnose(root, environ=env)
+    # HOME: where MCP hosts keep their config; never the real user's in a test.
+    return doctor.diagnose(root, environ={"HOME": str(root.parent / "user"), **env})
+
+
+HOSTED = {"KENNING_MODEL__DEFAULT": "openai:gpt-4.1-mini", "OPENAI_API_KEY": "sk-test"}
 
 
 def everything(root: Path) -> dict[str, tuple[int, int]]:
@@ -74,7 +78,7 @@ def live_git(root: Path) -> Iterator[subprocess.Popen[bytes]]:
 
 def test_a_healthy_home_is_all_ok_and_doctor_writes_nothing(root: Path) -> None:
     before = everything(root)
-    report = run(root)
+    report = run(root, **HOSTED)
     assert [c.name for c in report.checks if c.status != "ok"] == [], report.to_dict()
     assert not report.failed
     assert everything(root) == before  # no lock file, no -wal/-shm, no index refresh

@@ -80,3 +80,29 @@ def test_a_long_subagent_answer_is_cut_to_the_parents_window(home: Home, tmp_pat
     asyncio.run(parent.run("go"))
     report = model.calls[2].messages[-1].content
     assert len(report) < 10_000 and "answer cut" in report and "session_search" in report
+
+
+def test_a_subagent_asks_with_the_chats_permissions(home: Home, tmp_path: Path) -> None:
+    from kenning.tools.base import ApprovalRequest
+    from kenning.tools.permissions import Permissions
+
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: str) -> bool:
+        assert isinstance(request, ApprovalRequest)
+        asked.append(request)
+        return False
+
+    model = ScriptedModel(
+        [
+            tool_call("delegate_task", goal="Write notes.txt"),
+            tool_call("write_file", path="notes.txt", content="from the subagent\n"),
+            "I could not write it.",
+            "The subagent was not allowed to write.",
+        ]
+    )
+    parent = AgentSession.start(home, model, build_tools(home), cwd=tmp_path, approve=approve)
+    parent.extras["permissions"] = Permissions("ask")
+    assert asyncio.run(parent.run("Delegate writing notes.txt.")).ok
+    assert not (tmp_path / "notes.txt").exists()
+    assert [(a.kind, str(a)) for a in asked] == [("edit", "notes.txt")]

@@ -19,15 +19,21 @@ from kenning.home import Home
 
 @contextmanager
 def chat(
-    tmp_path: Path, script: list[Any], *, width: int = 120, **env: str
+    tmp_path: Path,
+    script: list[Any],
+    *,
+    width: int = 120,
+    args: tuple[str, ...] = (),
+    **env: str,
 ) -> Iterator[tuple[pexpect.spawn, Path]]:
     """`kenning chat` on a pty, its model a scripted wire server; yields (child, requests log)."""
     script_file = tmp_path / "script.json"
     script_file.write_text(json.dumps(script))
     requests_file = tmp_path / "requests.jsonl"
     wire = [sys.executable, "-m", "kenning.testing.wire", "openai", "--script", str(script_file)]
+    delay = ["--chunk-delay", env.pop("CHUNK_DELAY")] if "CHUNK_DELAY" in env else []
     server = subprocess.Popen(
-        [*wire, "--requests", str(requests_file)], stdout=subprocess.PIPE, text=True
+        [*wire, "--requests", str(requests_file), *delay], stdout=subprocess.PIPE, text=True
     )
     try:
         assert server.stdout is not None
@@ -35,7 +41,7 @@ def chat(
         assert base_url.startswith("http://127.0.0.1:")
         child = pexpect.spawn(
             sys.executable,
-            ["-m", "kenning", "chat", "--cwd", str(tmp_path)],
+            ["-m", "kenning", "chat", "--cwd", str(tmp_path), *args],
             env={
                 **os.environ,
                 "KENNING_MODEL__BASE_URL": base_url,
@@ -116,3 +122,51 @@ def test_chat_shows_an_empty_answer_as_an_error_and_goes_on(tmp_path: Path) -> N
         ("user", "Again please."),
         ("assistant", "Second time lucky."),
     ]
+
+
+def test_an_edit_shows_its_diff_and_a_no_leaves_the_file(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("x = 1\ny = 2\n")
+    edit = {"path": "app.py", "old": "y = 2", "new": "y = 3"}
+    script = [{"tool_calls": [{"name": "edit_file", "arguments": edit}]}, "Left it as it is."]
+    with chat(tmp_path, script) as (child, _):
+        child.expect("›")
+        child.sendline("Set y to 3.")
+        child.expect("The agent wants to change app.py")
+        child.expect("-y = 2")
+        child.expect(r"\+y = 3")
+        child.expect("Apply\\?")
+        child.sendline("n")
+        child.expect("the user declined this edit")
+        child.expect("Left it as it is.")
+        child.expect("›")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    assert (tmp_path / "app.py").read_text() == "x = 1\ny = 2\n"
+
+
+def test_always_allow_is_remembered_for_the_project_across_sessions(tmp_path: Path) -> None:
+    touch = {"tool_calls": [{"name": "shell", "arguments": {"command": "touch made.txt"}}]}
+    with chat(tmp_path, [touch, "Made it."]) as (child, _):
+        child.expect("›")
+        child.sendline("Make the file.")
+        child.expect("The agent wants to run:")
+        child.expect("Allow\\? .*\\[a\\]lways this command")
+        child.sendline("a")
+        child.expect("always allowed in this project")
+        child.expect("Made it.")
+        child.expect("›")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    (tmp_path / "made.txt").unlink()
+    with chat(tmp_path, [touch, "Made it again."]) as (child, _):
+        child.expect("›")
+        child.sendline("Make it again.")
+        child.expect("Made it again.")
+        assert "Allow?" not in child.before
+        child.expect("›")
+        child.sendline("/mode plan")
+        child.expect("mode: plan — read-only tools only")
+        child.expect("›")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    assert (tmp_path / "made.txt").exists()

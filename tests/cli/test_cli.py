@@ -136,7 +136,11 @@ def test_bad_config_is_a_clean_error(_hermetic_home: Path) -> None:
 def test_home_init_creates_layout_and_history(_hermetic_home: Path) -> None:
     run("home", "init")
     assert (_hermetic_home / "memories" / "MEMORY.md").exists()
-    assert (_hermetic_home / "config.toml").read_text().startswith("# Kenning settings")
+    written = (_hermetic_home / "config.toml").read_text()
+    assert written.startswith("# Kenning settings")
+    # The section the "no model configured" message points at is there, commented out.
+    assert "[model]\n" in written and '# default = "ollama:qwen3"' in written
+    assert tomllib.loads(written)["model"] == {}
     assert (_hermetic_home / ".git").is_dir()
     run("home", "init")  # idempotent
 

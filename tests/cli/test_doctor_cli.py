@@ -9,11 +9,21 @@ import sys
 from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
 
 from kenning import clock
 from kenning.cli import cli
 from kenning.testing.files import touch
+
+
+@pytest.fixture(autouse=True)
+def _model_and_user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A configured hosted model (doctor checks its key, never calls it) and a
+    user home of the test's own (where MCP hosts keep their config)."""
+    monkeypatch.setenv("HOME", str(tmp_path / "user"))
+    monkeypatch.setenv("KENNING_MODEL__DEFAULT", "openai:gpt-4.1-mini")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
 
 def run(*args: str) -> click.testing.Result:

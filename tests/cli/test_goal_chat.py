@@ -9,7 +9,7 @@ from pathlib import Path
 from rich.console import Console
 
 from kenning.agent import goal as goals
-from kenning.cli.goal_chat import chat_goal, parse
+from kenning.chat.goal import chat_goal, parse
 from kenning.config import Config, EmbeddingConfig
 from kenning.home import Home
 from kenning.runtime.factory import open_session

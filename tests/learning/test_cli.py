@@ -69,17 +69,28 @@ def test_dream_dry_run_and_json(_hermetic_home: Path) -> None:
     assert (_hermetic_home / "DREAMS.md").is_file()
 
 
+def test_cron_add_without_a_model_is_refused_with_how_to_set_one(_hermetic_home: Path) -> None:
+    refused = run("cron", "add", "daily 08:00", "Summarise my notes", code=1).output
+    assert "this job has no model to run with: pass --model PROVIDER:MODEL" in refused
+    assert 'default = "ollama:qwen3"' in refused
+    assert not json.loads(run("cron", "list", "--json").output)[2:]
+    # [model] default (here from the environment's layer, --set) is enough
+    run("--set", "model.default=ollama:qwen3", "cron", "add", "hourly", "Check the inbox")
+
+
 def test_cron_add_list_run_remove(_hermetic_home: Path, tmp_path: Path) -> None:
     out = tmp_path / "digest.md"
-    added = run("cron", "add", "daily 08:00", "Summarise my notes", "--output", str(out)).output
+    job = ("daily 08:00", "Summarise my notes", "--model", "local-model")
+    added = run("cron", "add", *job, "--output", str(out)).output
     assert "added job 'summarise-my-notes' (daily 08:00)" in added
-    assert "a job named" in run("cron", "add", "daily 08:00", "Summarise my notes", code=1).output
-    assert "cannot read the schedule" in run("cron", "add", "sometimes", "x", code=1).output
+    assert "a job named" in run("cron", "add", *job, code=1).output
+    unreadable = run("cron", "add", "sometimes", "x", "-m", "m", code=1).output
+    assert "cannot read the schedule" in unreadable
     jobs = json.loads(run("cron", "list", "--json").output)
     assert [j["name"] for j in jobs] == ["dream", "curator", "summarise-my-notes"]
     with OpenAIServer(["Three notes, all done."]) as server:
         ran = run(
-            "--set", f"model.base_url={server.base_url}", "--set", "model.default=local-model",
+            "--set", f"model.base_url={server.base_url}",
             "cron", "run", "summarise-my-notes", "--json",
         )  # fmt: skip
     result = json.loads(ran.output)

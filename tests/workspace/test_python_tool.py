@@ -18,6 +18,7 @@ from kenning.home import Home
 from kenning.testing.models import reply, tool_call
 from kenning.testing.wire import OpenAIServer
 from kenning.tools import ToolContext, ToolResult
+from kenning.tools.permissions import Permissions, ProjectRules, parse_mode
 from kenning.workspace import Workspaces, python_tool
 from kenning.workspace.policy import decide
 
@@ -141,8 +142,10 @@ class Approver:
     def __init__(self, answer: bool) -> None:
         self.answer = answer
         self.asked: list[tuple[str, str]] = []
+        self.requests: list[str] = []
 
     async def __call__(self, code: str) -> bool:
+        self.requests.append(code)
         self.asked.append((str(code), getattr(code, "reason", "")))
         return self.answer
 
@@ -179,6 +182,26 @@ def test_declined_code_does_not_run(workspace: tuple[Workspaces, Path]) -> None:
     result = call(spaces, cwd, Approver(False), code="open('x.txt', 'w').write('no')")
     assert not result.ok and "declined" in result.text
     assert not (cwd / "x.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("mode", "asked", "ran"), [("ask", True, True), ("yolo", False, True), ("plan", False, False)]
+)
+def test_in_a_chat_the_permission_mode_decides_for_python_cells(
+    workspace: tuple[Workspaces, Path], mode: str, asked: bool, ran: bool
+) -> None:
+    spaces, cwd = workspace
+    approve = Approver(True)
+    ctx = ToolContext(spaces.home, cwd=cwd, session_id="s1", approve=approve, purpose="chat")
+    rules = ProjectRules(spaces.home.root, cwd)
+    ctx.extras["permissions"] = Permissions(parse_mode(mode), rules=rules)
+    code = "open('made.txt', 'w').write('y')"  # not in the allowlist: it needs approval
+    result = asyncio.run(python_tool(spaces).run({"code": code}, ctx))
+    assert result.ok is ran, result.text
+    assert (cwd / "made.txt").exists() is ran
+    assert bool(approve.asked) is asked
+    if asked:  # put to the user as Python, not as a shell command line
+        assert getattr(approve.requests[0], "kind", None) == "python"
 
 
 def test_cancelling_the_call_interrupts_the_cell_and_keeps_the_kernel(

@@ -105,7 +105,12 @@ async def run_subagent(
             parent_id=parent.session_id,
             system_prompt=_subagent_prompt(parent),
             depth=parent.depth + 1,
+            # The subagent acts with the user's say: the same approver and the
+            # chat's permission mode, so delegating cannot get round either.
+            approve=parent.approve,
         )
+        if "permissions" in parent.extras:
+            child.extras["permissions"] = parent.extras["permissions"]
         message = goal.strip()
         if background.strip():
             message += f"\n\n## Background\n{background.strip()}"

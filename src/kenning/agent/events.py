@@ -8,6 +8,7 @@ is self-describing and stable for scripts.
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -86,3 +87,16 @@ Event = TurnStarted | TextChunk | ModelReplied | ToolStarted | ToolFinished | No
 def to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready dict; tool calls and usage become plain objects."""
     return dataclasses.asdict(event)
+
+
+def describe_call(call: ToolCall, width: int = 80) -> str:
+    """``read_file path=notes.txt`` — a tool call on one short line."""
+    try:
+        args = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return f"{call.name} (malformed arguments)"
+    if not isinstance(args, dict):
+        return call.name
+    parts = [f"{k}={v!s}".replace("\n", "⏎") for k, v in args.items()]
+    line = f"{call.name} {' '.join(parts)}".strip()
+    return line if len(line) <= width else line[: width - 1] + "…"

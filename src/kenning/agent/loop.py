@@ -434,7 +434,8 @@ def _describe_error(exc: ModelError) -> str:
         "server": "The provider kept failing after retries; try again later.",
         "timeout": "The model did not answer in time (model.timeout_s); try again.",
         "connection": "Could not reach the model's server; is it running and is the URL right?",
-        # truncated and bad_response: the message already says what came and what to check.
+        # unreachable, truncated and bad_response: the message already says what
+        # came and what to check.
         "empty_response": "Try again, or use another model (--model).",
         "not_found": "The model or endpoint was not found; check the model name and base URL.",
         "bad_request": "The provider rejected the request.",

@@ -39,6 +39,7 @@ LAZY_COMMANDS: dict[str, str] = {
     "cron": "kenning.cli.cron_cmd:cron",
     "daemon": "kenning.cli.cron_cmd:daemon_command",
     "doctor": "kenning.cli.doctor_cmd:doctor_command",
+    "setup": "kenning.cli.setup_cmd:setup_command",
     "plugins": "kenning.cli.plugins_cmd:plugins_command",
     "storage": "kenning.cli.storage_cmd:storage",
     "sync": "kenning.cli.sync_cmd:sync_command",

@@ -25,6 +25,7 @@ from kenning.cron.schedule import ScheduleError
 from kenning.cron.scheduler import CronError, Job, JobStore, Scheduler
 from kenning.locks import Busy
 from kenning.models.errors import ModelError, ModelNotConfigured
+from kenning.models.registry import how_to_configure
 
 
 def _fail(exc: Exception) -> click.ClickException:
@@ -81,7 +82,14 @@ def add(
     """
     if (check or max_turns) and not is_goal:
         raise click.UsageError("--check and --max-turns go with --goal.")
-    store = JobStore(state.home())
+    home = state.home()
+    if not (model or "").strip() and not home.config.model.default.strip():
+        # Refused now rather than failing at 3 a.m. when the daemon runs it.
+        raise click.ClickException(
+            "this job has no model to run with: pass --model PROVIDER:MODEL, or set one "
+            "for every job.\n" + how_to_configure(home.layout.config_file)
+        )
+    store = JobStore(home)
     job = Job(
         name=name or _slug(task),
         schedule=schedule,

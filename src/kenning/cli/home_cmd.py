@@ -13,6 +13,14 @@ CONFIG_TEMPLATE = """\
 # Kenning settings. Precedence: --set on the command line > KENNING_<SECTION>__<KEY>
 # environment variables > this file > defaults. `kenning config show` prints the result.
 
+[model]
+# The model every command uses unless --model says otherwise; `kenning setup`
+# finds the servers running here and writes this section for you.
+# default = "ollama:qwen3"          # or openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5
+# base_url = "http://localhost:8080/v1"  # any OpenAI-compatible server (then: default = "MODEL")
+# api_key_env = ""                  # the NAME of the variable holding the key (keys never go here)
+# context_window = 0                # 0: asked of a local server, else known per model
+
 [memory]
 # memory_budget = 2200   # characters in memories/MEMORY.md
 # user_budget = 1375     # characters in memories/USER.md

@@ -6,6 +6,7 @@ import contextlib
 import os
 import sys
 from functools import partial
+from pathlib import Path
 
 import click
 
@@ -148,3 +149,68 @@ def config_command(ctx: click.Context, host: str, read_only: bool) -> None:
     )
     click.echo(hosts.snippet(host, spec))
     _say(hosts.WHERE[host])
+
+
+@mcp.command("import")
+@click.argument("source", type=click.Choice(["claude-code"]))
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="The project whose servers to take too (default: here).",
+)
+@click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
+@click.pass_context
+def import_command(ctx: click.Context, source: str, project: Path | None, dry_run: bool) -> None:
+    """Use the MCP servers Claude Code has as Kenning tools: writes [mcp.servers.NAME].
+
+    Reads Claude Code's user servers and this project's (~/.claude.json and
+    .mcp.json). A server already in config.toml is kept as it is. Values
+    written inline there (keys, tokens) are not copied: config.toml gets a
+    ${VAR} reference and you export the variable.
+    """
+    from kenning.config import ConfigError
+    from kenning.config.edit import set_values
+    from kenning.mcp.servers import (
+        McpConfigError,
+        claude_code_servers,
+        configured_servers,
+        spec_from,
+        toml_values,
+        without_secrets,
+    )
+
+    state = ctx.find_object(CliState)
+    assert state is not None
+    home = state.home()
+    path = home.layout.config_file
+    found, problems = claude_code_servers(Path.home(), (project or Path.cwd()).resolve())
+    for problem in problems:
+        click.echo(f"skipped: {problem}")
+    have = {spec.name for spec in configured_servers(path)[0]}
+    if not found:
+        click.echo("Claude Code has no MCP servers for this project (and none user-wide).")
+        return
+    exports: list[str] = []
+    for name, (where, raw) in sorted(found.items()):
+        if name in have:
+            click.echo(f"kept {name}: already in {path}")
+            continue
+        try:
+            spec, needed = without_secrets(spec_from(name, raw, where=where))
+        except McpConfigError as exc:
+            click.echo(f"skipped: {exc}")
+            continue
+        exports += needed
+        what = spec.url or " ".join([spec.command, *spec.args])
+        if dry_run:
+            click.echo(f"would add {name} ({spec.transport}: {what}) from {where}")
+            continue
+        try:
+            set_values(path, f"mcp.servers.{name}", toml_values(spec))
+        except (ConfigError, OSError) as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"added {name} ({spec.transport}: {what}) from {where}")
+    for variable in dict.fromkeys(exports):
+        click.echo(f"export {variable}=…   # Claude Code had this value inline")
+    if not dry_run:
+        click.echo("`kenning chat` offers their tools as mcp__SERVER__TOOL.")

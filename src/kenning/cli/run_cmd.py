@@ -21,33 +21,27 @@ from typing import Any, NoReturn
 import click
 
 from kenning.agent import goal as goals
-from kenning.agent.events import Event, Notice, TextChunk, ToolFinished, ToolStarted, TurnEnded
+from kenning.agent.events import (
+    Event,
+    Notice,
+    TextChunk,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+    describe_call,
+)
 from kenning.agent.events import to_dict as event_dict
 from kenning.agent.loop import AgentSession
 from kenning.cli.context import CliState, pass_state
 from kenning.context.transcript import TranscriptError
 from kenning.home import Home
 from kenning.models.errors import ModelNotConfigured
-from kenning.models.types import ToolCall
 from kenning.providers.base import ProviderError
 from kenning.runtime.factory import open_session
 
 EXIT_NO_ANSWER = 1
 EXIT_NOT_CONFIGURED = 2
 EXIT_INTERRUPTED = 130
-
-
-def describe_call(call: ToolCall, width: int = 80) -> str:
-    """``read_file path=notes.txt`` — a tool call on one short line."""
-    try:
-        args = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError:
-        return f"{call.name} (malformed arguments)"
-    if not isinstance(args, dict):
-        return call.name
-    parts = [f"{k}={v!s}".replace("\n", "⏎") for k, v in args.items()]
-    line = f"{call.name} {' '.join(parts)}".strip()
-    return line if len(line) <= width else line[: width - 1] + "…"
 
 
 def open_or_explain(state: CliState, **kwargs: object) -> AgentSession:
@@ -95,9 +89,10 @@ def run_command(
 ) -> None:
     """Run one TASK headless and print the answer, or work on a --goal until it is done.
 
-    Shell commands and Python cells that need approval are refused (nobody can
-    be asked); allow programs with `--set agent.shell_allow=…` and
-    `--set agent.shell_approval=allowlist` (and `agent.python_approval`).
+    Shell commands outside agent.shell_allow (read-only ones such as ls,
+    cat, git status by default) and Python cells that need approval are
+    refused: nobody can be asked. Allow more programs with
+    `--set agent.shell_allow=…` (and `agent.python_approval`).
 
     A goal run ends with its status and exit code: 0 done (check passed), 10
     done (declared, no check), 11 stopped: budget, 12 stopped: no progress,

@@ -112,6 +112,9 @@ from kenning.config.sections import (
     number as number,
 )
 
+# The one table of config.toml that is not a section of settings.
+SERVERS_SECTION = "mcp"
+
 
 def _sections() -> dict[str, type[Any]]:
     hints = {f.name: f.default_factory for f in dataclasses.fields(Config) if f.name != "sources"}
@@ -299,6 +302,8 @@ def load(
             sources[f"{name}.{key}"] = "default"
     for origin, layer in layers:
         for section, entries in layer.items():
+            if origin == "file" and section == SERVERS_SECTION:
+                continue  # [mcp.servers.*]: tables per server, read by kenning.mcp.servers
             for key, raw in entries.items():
                 where = _where(origin, section, key, path)
                 wanted = _check_key(section, key, where)

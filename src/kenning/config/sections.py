@@ -196,9 +196,10 @@ class AgentConfig:
     spill_chars: int = number(100_000, AT_LEAST_ONE)
     spill_turn_chars: int = number(200_000, AT_LEAST_ONE)
     spill_preview_chars: int = number(1500, NON_NEGATIVE)
-    # shell: "ask" (prompt for each command), "allowlist" (run commands whose
-    # program is in shell_allow, ask for others), or "never" (refuse shell).
-    shell_approval: str = choice("ask", "ask", "allowlist", "never")
+    # shell: "allowlist" (run commands whose program is in shell_allow — read-only
+    # ones by default — and ask for others), "ask" (prompt for each command), or
+    # "never" (refuse shell).
+    shell_approval: str = choice("allowlist", "ask", "allowlist", "never")
     # An entry is a program or a program plus leading words: "git status" allows
     # that subcommand only (plain "git" would allow `git push` and `git -c …`).
     shell_allow: tuple[str, ...] = (

@@ -31,6 +31,13 @@ from kenning.doctor.home_checks import (
     find_temps,
 )
 from kenning.doctor.model import Check, Report, Status
+from kenning.doctor.runtime_checks import (
+    check_daemon,
+    check_embedding_model,
+    check_mcp_registration,
+    check_mcp_servers,
+    check_model,
+)
 from kenning.doctor.skills_checks import check_skills
 from kenning.doctor.sync_checks import check_sync
 from kenning.fsutil import STALE_TEMP_AGE_S, age_text, held
@@ -74,6 +81,12 @@ def diagnose(
     report.checks += check_archive(layout.state_db, cfg, cmd)
     report.checks += check_leftovers(root, cmd)
     report.checks += check_sync(root, cmd)
+    env = os.environ if environ is None else environ
+    report.checks.append(check_model(cfg, env, cmd))
+    report.checks.append(check_embedding_model(cfg, env))
+    report.checks.append(check_mcp_registration(Path(env.get("HOME") or Path.home()), cmd))
+    report.checks.append(check_mcp_servers(layout.config_file))
+    report.checks.append(check_daemon(root, cmd))
     return report
 
 

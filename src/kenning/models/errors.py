@@ -3,6 +3,9 @@
 - ``rate_limit``, ``server``, ``timeout``, ``connection``: transient — retried
   with bounded backoff (``retry_after`` honoured when the server sends one).
   ``connection`` means the server could not be reached at all.
+- ``unreachable``: nothing listens at a loopback address (connection
+  refused on this machine): a server that is not running does not start
+  in the seconds retries wait, so the message says at once how to start it.
 - ``truncated``: the server answered but the answer was cut before its end
   (a body shorter than announced, an event stream without its end): also
   transient, as a dropped connection usually is.
@@ -26,6 +29,7 @@ ErrorKind = Literal[
     "server",
     "timeout",
     "connection",
+    "unreachable",
     "auth",
     "bad_request",
     "not_found",

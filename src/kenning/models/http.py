@@ -8,7 +8,9 @@ Every failure an adapter can meet leaves this module as a ``ModelError`` whose
 - a 400 whose body reads like a context overflow (OpenAI, Anthropic, vLLM,
   llama.cpp, Ollama, LM Studio, OpenRouter, Groq, Gemini, xAI wording) becomes
   ``context_overflow`` so the context engine can compact and try again;
-- failing to connect maps to ``timeout`` or ``connection``; once the server
+- failing to connect maps to ``timeout`` or ``connection`` — or, refused
+  on loopback, to ``unreachable`` with the command that starts the server
+  (:mod:`kenning.models.local`); once the server
   has answered, a body or event stream cut before its end is ``truncated``
   and a 2xx answer that is not the API's format (an HTML page, other JSON)
   is ``bad_response``. Both messages quote what was received (content type
@@ -33,6 +35,7 @@ import httpx
 
 from kenning.models.answers import Received, cut_short, decode_json, unexpected_answer
 from kenning.models.errors import ErrorKind, ModelError
+from kenning.models.local import is_loopback, start_hint
 from kenning.retry import parse_retry_after, transient_status
 
 # Wording real servers use when the prompt does not fit. Collected from each
@@ -195,8 +198,14 @@ def classify_stream_error(detail: ErrorDetail, *, provider: str) -> ModelError:
     return classify_status(status, body, provider=provider)
 
 
-def classify_transport(exc: httpx.HTTPError, *, provider: str, url: str) -> ModelError:
-    """Timeouts and broken connections: transient, with the URL for the person."""
+def classify_transport(
+    exc: httpx.HTTPError, *, provider: str, url: str, model: str = ""
+) -> ModelError:
+    """Timeouts and broken connections: transient, with the URL for the person.
+
+    A refused connection on this machine is not: nothing listens there, and
+    waiting will not start the server.
+    """
     if isinstance(exc, httpx.TimeoutException):
         what = type(exc).__name__
         return ModelError(
@@ -215,6 +224,13 @@ def classify_transport(exc: httpx.HTTPError, *, provider: str, url: str) -> Mode
             "connection",
             f"{provider}: {url} accepted the connection but sent no HTTP answer ({reason}); "
             "is this the API's port, and does it speak http rather than https?",
+            provider=provider,
+        )
+    if isinstance(exc, httpx.ConnectError) and is_loopback(url):
+        return ModelError(
+            "unreachable",
+            f"{provider}: nothing is listening at {url} ({reason}); "
+            + start_hint(provider, url, model),
             provider=provider,
         )
     return ModelError(
@@ -328,6 +344,9 @@ class Endpoint:
             url=self.url,
         )
 
+    def _transport(self, exc: httpx.HTTPError) -> ModelError:
+        return classify_transport(exc, provider=self.provider, url=self.url, model=self.model)
+
     def unexpected(self, received: Received, problem: str) -> ModelError:
         return unexpected_answer(self.provider, self.url, received, problem, advice=self.url_advice)
 
@@ -354,7 +373,7 @@ class Endpoint:
         try:
             return await client.send(request, stream=True)
         except httpx.HTTPError as exc:
-            raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+            raise self._transport(exc) from exc
 
     async def _body(self, response: httpx.Response) -> bytes:
         """The whole body; a connection dropped after the headers is a cut answer."""
@@ -363,7 +382,7 @@ class Endpoint:
             async for piece in response.aiter_bytes():
                 pieces.append(piece)
         except httpx.TimeoutException as exc:
-            raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+            raise self._transport(exc) from exc
         except httpx.HTTPError as exc:
             raw = b"".join(pieces)
             if response.status_code >= 300:  # the status says enough
@@ -441,7 +460,7 @@ class Endpoint:
                 async for event in iter_sse(response, received):
                     yield event
             except httpx.TimeoutException as exc:
-                raise classify_transport(exc, provider=self.provider, url=self.url) from exc
+                raise self._transport(exc) from exc
             except httpx.HTTPError as exc:
                 raise self.cut_short(received, "the event stream was cut short") from exc
             if received.events == 0:

@@ -95,6 +95,8 @@ class OpenAIChatModel(HttpChatModel):
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.stream_usage = stream_usage
+        # Set by the registry when the server runs the model with a small window.
+        self.window_note = ""
         wire_headers = {"Content-Type": "application/json", **(headers or {})}
         if api_key:
             wire_headers["Authorization"] = f"Bearer {api_key}"

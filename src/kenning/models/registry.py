@@ -29,6 +29,7 @@ from urllib.parse import urlparse
 from kenning.config import ModelConfig
 from kenning.models.anthropic import ANTHROPIC_BASE_URL, AnthropicModel
 from kenning.models.errors import ModelNotConfigured
+from kenning.models.local import is_loopback, served_window
 from kenning.models.openai import OPENAI_BASE_URL, OpenAIChatModel
 from kenning.models.retry import RetryPolicy
 from kenning.models.types import Model
@@ -158,6 +159,8 @@ class ModelRequest:
     config: ModelConfig
     environ: Mapping[str, str]
     retry: RetryPolicy
+    # Ask a local server for the window it runs the model with (one short call).
+    probe: bool = True
 
 
 ModelFactory = Callable[[ModelRequest], Model]
@@ -210,8 +213,13 @@ def build_builtin(provider: Provider, req: ModelRequest) -> Model:
     # A key is required by the hosted default endpoint; a server the user
     # pointed us at (a proxy, a local vLLM) may need none.
     key, key_env = _api_key(provider, req, required=provider.hosted and not custom)
-    local = provider.local or (custom and _is_loopback(base_url))
+    local = provider.local or (custom and is_loopback(base_url))
     window = context_window_for(req.model, local=local, override=req.config.context_window)
+    note = ""
+    # Only a server on this machine is asked: one short call, never off the machine.
+    probe = req.probe and is_loopback(base_url) and not req.config.context_window
+    if local and provider.wire == "openai" and probe:
+        window, note = _served(provider.name, base_url, req.model, window)
     if provider.wire == "anthropic":
         return AnthropicModel(
             req.model,
@@ -225,7 +233,7 @@ def build_builtin(provider: Provider, req: ModelRequest) -> Model:
             retry=req.retry,
             key_env=key_env,
         )
-    return OpenAIChatModel(
+    model = OpenAIChatModel(
         req.model,
         base_url=base_url,
         api_key=key,
@@ -239,11 +247,34 @@ def build_builtin(provider: Provider, req: ModelRequest) -> Model:
         retry=req.retry,
         key_env=key_env,
     )
+    model.window_note = note
+    return model
 
 
-def _is_loopback(url: str) -> bool:
-    host = (urlparse(url).hostname or "").lower()
-    return host in {"localhost", "127.0.0.1", "::1", "0.0.0.0"}
+# Below this many tokens Kenning's own prompt (system prompt and tool schemas,
+# ~4k) leaves little room for the conversation: say how to give it more.
+SMALL_WINDOW = 16_384
+
+
+def _served(provider: str, base_url: str, model: str, known: int) -> tuple[int, str]:
+    """The window the local server really runs ``model`` with, and a note when it is small.
+
+    The server's number wins over the table: a prompt longer than the
+    server's window is cut by the server without a word.
+    """
+    served = served_window(provider, base_url, model)
+    if served is None:
+        return known, ""
+    window = min(served.tokens, served.native or served.tokens)
+    note = ""
+    if window < SMALL_WINDOW:
+        note = (
+            f"{model} runs with a {window:,}-token window ({served.source}); Kenning's own "
+            f"prompt takes ~4k of it, so sessions will compact often."
+        )
+        if served.advice:
+            note += f" To give it more: {served.advice}."
+    return window, note
 
 
 def _builtin(provider: Provider) -> ModelFactory:
@@ -274,7 +305,7 @@ def _custom_server(req: ModelRequest) -> Model:
         base_url,
         # Only [model] api_key_env: an OpenAI key is not sent to a server the
         # user did not say is OpenAI.
-        local=_is_loopback(base_url),
+        local=is_loopback(base_url),
     )
     return build_builtin(provider, req)
 

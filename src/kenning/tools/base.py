@@ -47,17 +47,26 @@ Approver = Callable[[str], Awaitable[bool]]
 
 
 class ApprovalRequest(str):
-    """The command to approve, as a plain str, plus ``reason`` for showing to the user.
+    """The action to approve, as a plain str, plus ``reason`` for showing to the user.
 
     A str subclass so that an approver written as ``async def approve(command: str)``
     works unchanged; one that wants to explain reads ``getattr(command, "reason", "")``.
+    ``kind`` says what is asked ("shell": the str is the command line; "edit": the str
+    is the file's path and ``detail`` its unified diff; a tool may name its own);
+    ``detail`` is what to show beside it.
     """
 
     reason: str
+    kind: str
+    detail: str
 
-    def __new__(cls, command: str, reason: str = "") -> ApprovalRequest:
+    def __new__(
+        cls, command: str, reason: str = "", *, kind: str = "shell", detail: str = ""
+    ) -> ApprovalRequest:
         made = super().__new__(cls, command)
         made.reason = reason
+        made.kind = kind
+        made.detail = detail
         return made
 
 
@@ -228,6 +237,9 @@ class Tool:
     close: Callable[[], None] | None = None  # releases what the tool holds (a connection)
     # Arguments that arrive as null are dropped (the default applies) unless listed here.
     nullable: frozenset[str] = frozenset()
+    # The tool asks kenning.tools.permissions itself, per call (shell runs read-only
+    # commands in plan mode); any other tool that is not read_only is refused there.
+    gated: bool = False
 
     def spec(self) -> ToolSpec:
         return ToolSpec(self.name, self.description, self.parameters)
@@ -297,6 +309,7 @@ class Tool:
         exclusive: bool = False,
         access: AccessFn | None = None,
         spill: bool = True,
+        gated: bool = False,
     ) -> Tool:
         """A tool from a typed function (sync or async; may take ``ctx: ToolContext``).
 
@@ -326,6 +339,7 @@ class Tool:
             access=_declared_access(access, reads, writes, exclusive),
             spill=spill,
             nullable=signature.nullable,
+            gated=gated,
         )
 
     @classmethod
@@ -342,6 +356,7 @@ class Tool:
         begin_turn: Callable[[], None] | None = None,
         close: Callable[[], None] | None = None,
         spill: bool = True,
+        gated: bool = False,
     ) -> Tool:
         """Wrap a dict-in/dict-out callable with its schema as a tool.
 
@@ -379,6 +394,7 @@ class Tool:
             begin_turn=begin_turn,
             close=close,
             nullable=nullable,  # hand-written tools get what the model sent
+            gated=gated,
         )
 
 
@@ -425,6 +441,7 @@ def tool(
     exclusive: bool = ...,
     access: AccessFn | None = ...,
     spill: bool = ...,
+    gated: bool = ...,
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 

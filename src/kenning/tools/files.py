@@ -8,6 +8,9 @@ writes may go is decided in ``paths.py``. Invariants:
   never needs spilling and a spill file can be paged through with it.
 - A write is atomic (temp file, fsync, rename) and keeps the file's mode; a
   new file gets the usual mode for the umask.
+- A change is shown as a unified diff and applied only as the chat's
+  permission mode says (``permissions.py``: asked in ``ask`` mode, shown in
+  ``auto-edit``, refused in ``plan``), after the checkpoint ``/undo`` uses.
 - An edit replaces exactly one occurrence unless told otherwise, refuses when
   the file changed between its read and its rename, and on zero or several
   matches says where the near misses or the matches are.
@@ -24,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 from kenning.fsutil import FileStamp
-from kenning.tools.base import ToolContext, ToolError, ToolResult, tool
+from kenning.tools.base import ApprovalRequest, ToolContext, ToolError, ToolResult, tool
 from kenning.tools.paths import (
     BINARY_PROBE,
     binary_kind,
@@ -35,6 +38,7 @@ from kenning.tools.paths import (
     looks_binary,
     missing,
 )
+from kenning.tools.permissions import authorize, permissions_of
 from kenning.tools.spill import LONG_LINE
 
 MAX_LINES = 2_000
@@ -136,7 +140,7 @@ def _count_lines(path: Path, size: int) -> int | None:
 
 
 @tool(toolset="files", writes=["path"])
-def write_file(path: str, content: str, *, ctx: ToolContext) -> str:
+async def write_file(path: str, content: str, *, ctx: ToolContext) -> str:
     """Create a file, or replace a file's whole content.
 
     Parent folders are created. To change part of an existing file, prefer edit_file: it
@@ -150,8 +154,13 @@ def write_file(path: str, content: str, *, ctx: ToolContext) -> str:
     check_write(target, ctx)
     if target.is_dir():
         raise ToolError(f"{display(target, ctx)} is a directory.", "choose a file path inside it.")
+    stamp = FileStamp.of(target)
     before = _read_text(target) if target.is_file() else None
-    _atomic_write(target, content)
+    await _permitted(ctx, target, before, content)
+    try:
+        _atomic_write(target, content, expect=stamp)
+    except _ChangedError:
+        raise _changed(display(target, ctx)) from None
     lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
     what = f"{lines:,} lines, {len(content):,} characters"
     if before is None:
@@ -161,7 +170,9 @@ def write_file(path: str, content: str, *, ctx: ToolContext) -> str:
 
 
 @tool(toolset="files", writes=["path"])
-def edit_file(path: str, old: str, new: str, replace_all: bool = False, *, ctx: ToolContext) -> str:
+async def edit_file(
+    path: str, old: str, new: str, replace_all: bool = False, *, ctx: ToolContext
+) -> str:
     """Replace an exact piece of text in a file.
 
     `old` must match the file exactly, indentation and line breaks included, and only once
@@ -208,13 +219,11 @@ def edit_file(path: str, old: str, new: str, replace_all: bool = False, *, ctx: 
         )
     first = text.index(old)
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    await _permitted(ctx, target, text, updated)
     try:
         _atomic_write(target, updated, expect=stamp)
     except _ChangedError:
-        raise ToolError(
-            f"{shown} changed on disk while it was being edited; nothing was written.",
-            f"read it again with read_file(path={shown!r}) and redo the edit on the new text.",
-        ) from None
+        raise _changed(shown) from None
     line = text.count("\n", 0, first) + 1
     count = found if replace_all else 1
     summary = (
@@ -227,6 +236,39 @@ def edit_file(path: str, old: str, new: str, replace_all: bool = False, *, ctx: 
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def unified_diff(before: str | None, after: str, shown: str) -> str:
+    """The change as ``diff -u`` shows it (a new file: everything added)."""
+    lines = difflib.unified_diff(
+        (before or "").splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile="/dev/null" if before is None else f"a/{shown}",
+        tofile=f"b/{shown}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+async def _permitted(ctx: ToolContext, target: Path, before: str | None, after: str) -> None:
+    """Ask (or show) the change per the chat's permission mode, then checkpoint the file."""
+    shown = display(target, ctx)
+    diff = (
+        "(a credentials file: its content is not shown)\n"
+        if is_credentials(target)
+        else unified_diff(before, after, shown)
+    )
+    verb = "create" if before is None else "change"
+    await authorize(ctx, ApprovalRequest(shown, f"{verb} {shown}", kind="edit", detail=diff))
+    perms = permissions_of(ctx)
+    if perms is not None and perms.before_write is not None:
+        perms.before_write(target)
+
+
+def _changed(shown: str) -> ToolError:
+    return ToolError(
+        f"{shown} changed on disk while it was being edited; nothing was written.",
+        f"read it again with read_file(path={shown!r}) and redo the edit on the new text.",
+    )
 
 
 def _read_text(target: Path) -> str:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from kenning.models.types import ChatMessage, ToolArgumentsError, ToolCall, ToolSpec
 from kenning.tools import spill
 from kenning.tools.base import Access, Tool, ToolContext, ToolResult, TurnState
+from kenning.tools.permissions import permissions_of, plan_refusal
 
 if TYPE_CHECKING:
     from kenning.home import Home
@@ -268,6 +269,11 @@ class ToolRegistry:
         args, error = tool.check(raw)
         if error is not None:
             return _Planned(call, tool, args, Access.NONE, error)
+        perms = permissions_of(ctx)
+        if perms is not None and perms.mode == "plan" and not (tool.read_only or tool.gated):
+            refusal = plan_refusal(f"{call.name}")
+            answer = ToolResult.error(refusal.message, refusal.next_step, kind="plan_mode")
+            return _Planned(call, tool, args, Access.NONE, answer)
         return _Planned(call, tool, raw, tool.access_for(args, ctx), None)
 
     def _unavailable(self, name: str) -> ToolResult:

@@ -1,9 +1,11 @@
 """``shell``: run a command in the working directory, bounded in time and output.
 
 Whether a command may run is decided by ``shell_policy.py`` (config
-``agent.shell_approval`` / ``agent.shell_allow``, plus the threat scanner);
-commands that need approval are put to ``ToolContext.approve`` and refused
-when nobody can be asked.
+``agent.shell_approval`` / ``agent.shell_allow``, plus the threat scanner)
+and the chat's permission mode (``permissions.py``: a project's "always
+allow" lines and prefixes, plan mode's read-only commands, yolo); commands
+that need approval are put to ``ToolContext.approve`` and refused when
+nobody can be asked.
 
 Invariants: the command runs in its own process group, so a timeout or an
 interrupt stops it and everything it started (SIGTERM, then SIGKILL); stdin is
@@ -25,7 +27,8 @@ import time
 from pathlib import Path
 
 from kenning.tools.base import ApprovalRequest, ToolContext, ToolError, ToolResult, tool
-from kenning.tools.shell_policy import decide
+from kenning.tools.permissions import authorize, permissions_of
+from kenning.tools.shell_policy import Decision, decide
 
 OUTPUT_CAP = 50_000  # bytes kept: HEAD_BYTES from the start, the rest from the end
 HEAD_BYTES = 20_000
@@ -42,7 +45,7 @@ _QUIET_ENV = {
 }
 
 
-@tool(toolset="shell", exclusive=True)
+@tool(toolset="shell", exclusive=True, gated=True)
 async def shell(command: str, timeout: int | None = None, *, ctx: ToolContext) -> ToolResult:
     """Run a bash command in the working directory; returns its output and exit code.
 
@@ -56,7 +59,17 @@ async def shell(command: str, timeout: int | None = None, *, ctx: ToolContext) -
         timeout: Seconds before the command is stopped (default from config).
     """
     agent = ctx.home.config.agent
-    decision = decide(command, agent.shell_approval, agent.shell_allow)
+    perms = permissions_of(ctx)
+    rules = perms.rules if perms is not None and perms.mode != "plan" else None
+    # What the user always allowed in this project widens the allow-list; in
+    # plan mode only the configured (read-only) list counts.
+    allow = (*agent.shell_allow, *(rules.prefixes if rules else ()))
+    approval = agent.shell_approval
+    if rules is not None and approval == "ask" and rules.prefixes:
+        approval = "allowlist"
+    decision = decide(command, approval, allow)
+    if rules is not None and decision.action == "ask" and command.strip() in rules.exact:
+        decision = Decision("run", "")
     if decision.action == "refuse":
         raise ToolError(
             f"the command was not run: {decision.reason}.",
@@ -64,36 +77,11 @@ async def shell(command: str, timeout: int | None = None, *, ctx: ToolContext) -
             'shell commands by setting agent.shell_approval to "ask" or "allowlist" in '
             "config.toml.",
         )
-    if decision.action == "ask":
-        await _approve(command, decision.reason, ctx)
+    await authorize(ctx, ApprovalRequest(command, decision.reason), safe=decision.action == "run")
     limit = min(max(timeout or agent.shell_timeout_s, 1), MAX_TIMEOUT_S)
     if not ctx.cwd.is_dir():
         raise ToolError(f"the working directory {ctx.cwd} does not exist.", None)
     return await run_command(command, ctx.cwd, limit)
-
-
-async def _approve(command: str, reason: str, ctx: ToolContext) -> None:
-    if ctx.approve is None:
-        raise ToolError(
-            f"the command needs the user's approval ({reason}), and nobody can be asked in "
-            f"this context ({ctx.purpose}).",
-            "use the file tools instead, or tell the user the command to run. To let such "
-            "commands run without asking, the user can add the program to agent.shell_allow "
-            'with agent.shell_approval = "allowlist".',
-        )
-    try:
-        approved = await ctx.approve(ApprovalRequest(command, reason))
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        raise ToolError(
-            f"asking for approval failed ({exc}); the command was not run.", None
-        ) from exc
-    if not approved:
-        raise ToolError(
-            "the user declined to run this command.",
-            "do not run it again. Ask the user how they want to proceed, or take another approach.",
-        )
 
 
 async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolResult:

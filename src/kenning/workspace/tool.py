@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kenning.tools import permissions
 from kenning.tools.base import ApprovalRequest, Tool, ToolContext, ToolError, ToolResult
 from kenning.workspace import policy
 from kenning.workspace.host import HostApi
@@ -169,7 +170,14 @@ def python_tool(workspaces: Workspaces) -> Tool:
                 'by setting agent.python_approval to "ask" or "allowlist" in config.toml.',
             )
         if decision.action == "ask":
-            await _approve(code, decision.reason, ctx)
+            if permissions.permissions_of(ctx) is not None:
+                # In a chat the permission mode decides (yolo runs it, ask puts it to the
+                # user, "always" is remembered per project), as for any other tool.
+                await permissions.authorize(
+                    ctx, ApprovalRequest(code, decision.reason, kind="python")
+                )
+            else:
+                await _approve(code, decision.reason, ctx)
         limit = min(max(timeout or agent.python_timeout_s, 1), MAX_TIMEOUT_S)
         return await workspaces.run(ctx, code, limit, restart)
 

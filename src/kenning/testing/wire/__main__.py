@@ -37,6 +37,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--chunk-delay", type=float, default=0.0, help="seconds between streamed events"
     )
+    parser.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        dest="models",
+        help="list this model at GET /v1/models (repeatable)",
+    )
     return parser
 
 
@@ -64,8 +71,15 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, ScriptError) as exc:
         print(f"cannot load the script {args.script}: {exc}", file=sys.stderr)
         return 2
+    listed = [{"id": m, "object": "model"} for m in args.models]
+    info = {"/v1/models": {"object": "list", "data": listed}} if args.models else None
     server = SERVERS[args.format](
-        script, api_key=args.api_key, host=args.host, port=args.port, chunk_delay_s=args.chunk_delay
+        script,
+        api_key=args.api_key,
+        host=args.host,
+        port=args.port,
+        chunk_delay_s=args.chunk_delay,
+        info=info,
     )
     if args.requests:
         server.on_request = _logger(args.requests)

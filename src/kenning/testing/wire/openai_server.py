@@ -18,7 +18,8 @@ Ollama or LM Studio (``ContextOverflow(style=...)``).
 from __future__ import annotations
 
 import itertools
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from kenning import clock
 from kenning.models.types import ModelResponse, Usage
@@ -100,6 +101,8 @@ def _usage(usage: Usage) -> dict[str, Any]:
 class OpenAIServer(WireServer):
     route = "/v1/chat/completions"
     provider = "openai"
+    # What a server that says nothing of its models answers (``info`` replaces it).
+    default_info: ClassVar[Mapping[str, Any]] = {"/v1/models": {"object": "list", "data": []}}
 
     _ids = itertools.count(1)
 

@@ -112,6 +112,7 @@ class WireServer:
 
     route: ClassVar[str] = "/"
     provider: ClassVar[str] = ""
+    default_info: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(
         self,
@@ -121,7 +122,13 @@ class WireServer:
         host: str = "127.0.0.1",
         port: int = 0,
         chunk_delay_s: float = 0.0,
+        info: Mapping[str, Any] | None = None,
     ) -> None:
+        # Paths a client reads to learn about the server (a model list, a
+        # model's window): answered with this JSON whatever the method, never
+        # consuming the script, and kept in ``probes`` rather than ``requests``.
+        self.info: dict[str, Any] = {**self.default_info, **(info or {})}
+        self.probes: list[RecordedRequest] = []
         self.api_key = api_key  # when set, requests without it get the provider's 401
         self.chunk_delay_s = chunk_delay_s  # pause between streamed events, for humans
         self.requests: list[RecordedRequest] = []
@@ -233,6 +240,12 @@ class WireServer:
     # --- serving -----------------------------------------------------------
 
     def handle(self, handler: BaseHTTPRequestHandler, request: RecordedRequest) -> None:
+        path = request.path.split("?")[0]
+        if path in self.info:
+            with self._lock:
+                self.probes.append(request)
+            self._send_json(handler, 200, self.info[path], {})
+            return
         with self._lock:
             self.requests.append(request)
         if self.on_request is not None:

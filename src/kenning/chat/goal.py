@@ -1,6 +1,6 @@
 """``/goal GOAL [--check CMD]`` in chat: the current session works on a goal in turns.
 
-Kept out of ``chat_cmd.py`` (which only maps the command here): the policy is
+Kept out of ``chat.commands`` (which only maps the command here): the policy is
 ``kenning.agent.goal``'s, the same as ``kenning run --goal``; this renders its
 events compactly and lets Ctrl-C stop the run between or inside turns.
 """
@@ -15,9 +15,8 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from kenning.agent import goal as goals
-from kenning.agent.events import Notice, ToolFinished, ToolStarted, TurnEnded
+from kenning.agent.events import Notice, ToolFinished, ToolStarted, TurnEnded, describe_call
 from kenning.agent.loop import AgentSession
-from kenning.cli.run_cmd import describe_call
 
 USAGE = "usage: /goal GOAL [--check CMD]  (e.g. /goal make the tests pass --check pytest -q)"
 
