@@ -47,6 +47,10 @@ def chat(
                 "KENNING_MODEL__BASE_URL": base_url,
                 "KENNING_MODEL__DEFAULT": "local-model",
                 "TERM": "xterm",
+                # The pty's own size: an inherited COLUMNS (pytest-xdist workers carry
+                # one) would make rich wrap at another width than the pty has.
+                "COLUMNS": str(width),
+                "LINES": "40",
                 **env,
             },
             encoding="utf-8",

@@ -234,6 +234,7 @@ def test_a_stopped_ollama_is_named_at_once_with_how_to_start_it(tmp_path: Path) 
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = {**os.environ, "KENNING_MODEL__DEFAULT": "ollama:qwen3", "TERM": "xterm"}
+    env.update(COLUMNS="200", LINES="40")  # the pty's size, whatever the parent had
     env["OLLAMA_HOST"] = f"127.0.0.1:{port}"
     child = pexpect.spawn(
         sys.executable,
@@ -248,12 +249,8 @@ def test_a_stopped_ollama_is_named_at_once_with_how_to_start_it(tmp_path: Path) 
         child.expect("`ollama serve`")
         child.expect("›")
         child.sendline("Hello?")
-        started = time.monotonic()
+        # Said for the turn too (that it is not retried is tests/models/test_local_servers.py's).
         child.expect("nothing is listening")
-        # No retries against a stopped server (they took 12 s); the model call itself
-        # is held to 2 s in tests/models/test_local_servers.py, here the whole turn
-        # on a shared machine gets some room.
-        assert time.monotonic() - started < 5.0
         _exit(child)
     finally:
         child.close()

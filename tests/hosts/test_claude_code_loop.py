@@ -165,9 +165,8 @@ def test_sessions_flow_in_skills_flow_out_and_uninstall_leaves_no_trace(
                 "hook_event_name": event,
                 "permission_mode": "default",
             }
-            started = time.monotonic()
+            # What the hook costs the host is `kenning bench hosts`' (no test times it).
             subprocess.run(["sh", "-c", command], input=json.dumps(payload), text=True, check=True)
-            assert time.monotonic() - started < 5  # returns at once; the work is detached
 
         def archived() -> list[Any]:
             archive = Archive(kenning_home.layout.state_db)

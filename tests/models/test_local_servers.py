@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 
 import httpx
 
@@ -29,15 +28,15 @@ def test_a_stopped_ollama_is_reported_in_under_two_seconds_with_how_to_start_it(
     port = _free_port()
     # The default retry policy: what `kenning chat --model ollama:qwen3` gets.
     model = resolve_model("ollama:qwen3", ModelConfig(), {"OLLAMA_HOST": f"127.0.0.1:{port}"})
-    started = time.monotonic()
     try:
         asyncio.run(model.request(MESSAGES))
     except Exception as exc:
         error = exc
-    elapsed = time.monotonic() - started
-    assert elapsed < 2.0
+    # Not a duration (this machine's speed is no test's business): the error is not
+    # transient, so the retry policy gives up at once instead of backing off ~12 s.
     text = str(error)
     assert getattr(error, "kind", "") == "unreachable"
+    assert getattr(error, "transient", True) is False
     assert "`ollama serve`" in text
     assert "--model PROVIDER:MODEL" in text and "kenning setup" in text
 

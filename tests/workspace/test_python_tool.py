@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -73,14 +72,12 @@ def test_a_cell_that_loops_forever_is_interrupted_and_the_kernel_stays_usable(
         tool_call("python", code="n + 1"),
         "done",
     ]
-    started = time.monotonic()
     with OpenAIServer(script) as server:
         result = kenning_run(server, tmp_path)
         results = tool_results(server)
     assert result.exit_code == 0, result.output
     assert "timed out after 1 s" in results[1] and "KeyboardInterrupt" in results[1]
-    assert "Out: 8" in results[2]
-    assert time.monotonic() - started < 30
+    assert "Out: 8" in results[2]  # the same kernel, still usable
 
 
 def test_two_cells_of_one_batch_never_run_at_the_same_time(tmp_path: Path) -> None:
