@@ -32,6 +32,7 @@ def test_kills_are_survived_and_nothing_is_repeated(reference: Make) -> None:
     assert m["subagent_result_lost_but_said"] is True and m["subagent_results_delivered_twice"] == 0
     assert result["requests"] > 0 and result["input_tokens"] > 0  # the children's cost counted
     assert m["goal_turns_finished_before_kill"] == 1 and m["goal_resumed_at_turn"] == 2
+    assert m["goal_progress_stored_at_kill"] is True
     assert m["goal_side_effect_starts"] == 3 and m["goal_releases_done"] == 3
     assert m["goal_final_status"] == "done (check passed)" and m["goal_resume_exit_code"] == 0
     assert m["goal_final_turns"] == 3  # the killed turn is run again, and counted once

@@ -51,7 +51,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kenning.agent.goal import DONE_CHECKED, GoalState
+from kenning.agent.goal import DONE_CHECKED, PROGRESS_TOOL, GoalState
 from kenning.agent.goal import META_KEY as GOAL_META
 from kenning.archive.store import Archive
 from kenning.evals.harness import Agent, Meter, Outcome, Scenario, Scratch
@@ -400,7 +400,12 @@ def kill_during_goal(
     runs = _sessions(home, "run")
     session_id = runs[0].id if runs else ""
     before = stored_goal(home, session_id)
-    asked_before = len(_asks(home, session_id))
+    # The truth about the run so far comes from the transcript, not from the goal's meta
+    # (a goal mode that stored nothing would otherwise look consistent): the last ask is
+    # the turn the kill cut off; the notes are the goal_progress calls archived.
+    asks_at_kill, notes_at_kill = _transcript(home, session_id)
+    asked_before = len(asks_at_kill)
+    finished_before = max(0, asked_before - 1)
     if between is not None and session_id:
         between(home, session_id)
     code, output = (
@@ -409,25 +414,27 @@ def kill_during_goal(
         else (-1, "no session was archived before the kill")
     )
     after = stored_goal(home, session_id)
-    turns = [goal_turn(ask) for ask in _asks(home, session_id)]
+    asks = _transcript(home, session_id)[0]
+    turns = [goal_turn(ask) for ask in asks]
     resumed_at = turns[asked_before] if len(turns) > asked_before else 0
-    finished_before = before.turns if before is not None else 0
-    first_resumed = _asks(home, session_id)[asked_before:][:1]
+    first_resumed = asks[asked_before:][:1]
     lines = _text(effects).splitlines()
     starts = {n: lines.count(f"start {n}") for n in RELEASES}
     _spend(home, meter)
     return {
         "killed_mid_goal_turn": started and finished_before >= 1,
         "turns_finished_before_kill": finished_before,
+        "progress_stored_at_kill": before is not None
+        and before.turns == finished_before
+        and before.notes == notes_at_kill,
         "command_outlived_kill": outlived,
         "resumed_ok": code == 0,
         "resume_exit_code": code,
         "resume_output": output.strip()[-300:] if code else "",
         "goal_kept": after is not None and after.goal == GOAL and GOAL in "".join(first_resumed),
         "resumed_at_turn": resumed_at,
-        "progress_kept": before is not None
-        and resumed_at == finished_before + 1
-        and all(note in "".join(first_resumed) for note in before.notes),
+        "progress_kept": resumed_at == finished_before + 1
+        and all(note in "".join(first_resumed) for note in notes_at_kill),
         "turns_repeated": sum(turns.count(n) - 1 for n in set(turns) if 0 < n <= finished_before),
         "turns_run": len(turns),
         "side_effect_starts": sum(starts.values()),
@@ -438,14 +445,23 @@ def kill_during_goal(
     }
 
 
-def _asks(home: Home, session_id: str) -> list[str]:
+def _transcript(home: Home, session_id: str) -> tuple[list[str], list[str]]:
+    """The session's user messages, and the notes of its ``goal_progress`` calls."""
     if not session_id:
-        return []
+        return [], []
     archive = Archive(home.layout.state_db)
     try:
-        return [m.content for m in archive.messages(session_id) if m.role == "user"]
+        messages = archive.messages(session_id)
     finally:
         archive.close()
+    notes = [
+        str(json.loads(call.get("arguments") or "{}").get("note", "")).strip()
+        for m in messages
+        if m.role == "assistant"
+        for call in m.tool_calls or []
+        if call.get("name") == PROGRESS_TOOL
+    ]
+    return [m.content for m in messages if m.role == "user"], notes
 
 
 def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
