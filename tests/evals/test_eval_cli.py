@@ -9,6 +9,8 @@ from typing import Any
 from click.testing import CliRunner
 
 from kenning.cli import cli
+from kenning.cli.eval_cmd import EXIT_CHECKS_FAILED
+from kenning.evals import report
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -76,3 +78,24 @@ def test_any_other_model_string_goes_through_the_registry(reference: Any) -> Non
     assert row["passed"] == 1, row["runs"][0]["failed"]
     assert row["runs"][0]["requests"] == len(server.requests) > 0
     assert all(r.body["model"] == "my-model" for r in server.requests)
+
+
+def test_strict_exits_3_when_a_check_fails_and_0_when_all_pass() -> None:
+    code, out = invoke("1", "--model", "reference[ignores_memory]")
+    assert code == 0 and "FAILED d_adopts_new" in out  # a report, like `kenning bench`
+    result = CliRunner().invoke(
+        cli, ["eval", "1", "--model", "reference[ignores_memory]", "--strict", "--json"]
+    )
+    assert result.exit_code == EXIT_CHECKS_FAILED == 3
+    assert "check(s) failed: fact-update/b_uses_fact, fact-update/d_adopts_new" in result.stderr
+    assert json.loads(result.stdout)["scenarios"][0]["passed"] == 0  # stdout stays the report
+    code, out = invoke("1", "--model", "reference", "--strict")
+    assert code == 0, out
+    code, out = invoke("--compare", "a.json", "b.json", "--strict")
+    assert code == 2
+
+
+def test_failures_name_the_seed_when_there_are_repeats() -> None:
+    runs = [{"seed": 0, "failed": ["a"]}, {"seed": 1, "failed": []}]
+    assert report.failures({"scenarios": [{"scenario": "x", "runs": runs}]}) == ["x/a@0"]
+    assert report.failures({"scenarios": [{"scenario": "x", "runs": runs[:1]}]}) == ["x/a"]

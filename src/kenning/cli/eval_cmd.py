@@ -1,4 +1,10 @@
-"""``kenning eval``: does the learning help? The survey's verification scenarios."""
+"""``kenning eval``: does the learning help? The survey's verification scenarios.
+
+Exit codes: 0 the report was printed (whatever the checks say, like ``kenning
+bench``), 1 the model cannot be used, 2 a usage mistake, and with ``--strict``
+``EXIT_CHECKS_FAILED`` (3) when any check of any run failed or a scenario did
+not complete, so a CI script can gate on it.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ from pathlib import Path
 import click
 
 from kenning.cli.context import CliState, echo_json, pass_state
+
+EXIT_CHECKS_FAILED = 3
 
 
 @click.command("eval")
@@ -37,6 +45,11 @@ from kenning.cli.context import CliState, echo_json, pass_state
     metavar="A.json B.json",
     help="Show two saved --json reports side by side instead of running.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help=f"Exit {EXIT_CHECKS_FAILED} when any check fails (for CI); without it, exit 0.",
+)
 @pass_state
 def eval_command(
     state: CliState,
@@ -46,6 +59,7 @@ def eval_command(
     seed: int,
     as_json: bool,
     compare: tuple[Path, Path] | None,
+    strict: bool,
 ) -> None:
     """Run the verification scenarios in scratch homes (never yours) and report them.
 
@@ -54,11 +68,16 @@ def eval_command(
     that failed, requests, tokens and wall time, with the model, Kenning's version
     and the seeds. Scenarios 3-5 measure Kenning largely by themselves; 1-2
     measure the model too.
+
+    Exit 0 once the report is printed, whatever it says; with --strict, exit 3
+    when any check failed (the failed checks are listed on stderr).
     """
     from kenning.evals import harness, report
     from kenning.evals.scenarios import UnknownScenario, agent_for, pick
 
     if compare is not None:
+        if strict:
+            raise click.UsageError("--strict goes with a run of the scenarios, not --compare.")
         try:
             a, b = (report.load(p) for p in compare)
         except report.ReportError as exc:
@@ -91,3 +110,7 @@ def eval_command(
         echo_json(result)
     else:
         click.echo(report.table(result))
+    failed = report.failures(result)
+    if strict and failed:
+        click.echo(f"kenning eval: {len(failed)} check(s) failed: {', '.join(failed)}", err=True)
+        sys.exit(EXIT_CHECKS_FAILED)

@@ -18,8 +18,19 @@ session with ``kenning run --resume`` in a new process:
   nothing half-landed (no uncommitted change in the home), the review lock
   is free, and the next turn's review completes.
 
-Not measured yet (TODO): a kill during a goal run, which does not exist yet
-(goal mode and the python kernel are being built); add it here when it lands.
+- **during a goal run**: ``kenning run --goal`` deploys three releases, one
+  per turn, with a check; the kill lands in the deploy of release 2 (a tool
+  call of the second turn). After ``kenning run --resume ID`` (no task: the
+  stored goal goes on): the goal and its progress notes were kept, no
+  finished turn ran again, no deploy was started twice (the fixture counts
+  the starts; an interrupted deploy is to be finished with ``--finish``), and
+  the goal ends ``done (check passed)``.
+
+A SIGKILL of Kenning does not reach a shell command it started: the command
+runs in its own process group (so that Kenning can stop it on a timeout) and
+outlives the kill. Each part records that (``command_outlived_kill``) and
+then ends the orphan itself, as a crash of the whole machine would, so the
+counts after the resume never depend on how fast the resume was.
 
 With the scripted agent this measures Kenning (the transcript repair, the
 review's all-or-nothing landing, lock release); a real model adds whether it
@@ -31,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -39,6 +51,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kenning.agent.goal import DONE_CHECKED, PROGRESS_TOOL, GoalState
+from kenning.agent.goal import META_KEY as GOAL_META
 from kenning.archive.store import Archive
 from kenning.evals.harness import Agent, Meter, Outcome, Scenario, Scratch
 from kenning.home import Home
@@ -46,7 +60,9 @@ from kenning.locks import Busy, locks_dir, try_lock
 from kenning.models.types import Usage
 
 SCRIPT = "side_effect.sh"
-WORK_S = 5  # how long the fixture command works: far longer than the kill takes to land
+# A fixture command works while its hold file exists (60 s at most): the kill lands
+# inside it, and once the scenario removes the file, a command run again ends at once.
+HOLD_WAIT = 'i=0\nwhile [ -e "{hold}" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n'
 TOOL_TASK = f"Task: run `sh {SCRIPT}` once; it records one deploy in effects.log."
 RESUME_ASK = (
     f"Task: run `sh {SCRIPT}` once; it records one deploy in effects.log. "
@@ -87,7 +103,8 @@ def _child(home: Home, work: Path, *args: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        start_new_session=True,  # its own process group: the kill reaches the tool's children
+        start_new_session=True,  # its own process group: the kill reaches what Kenning started
+        # in it (a shell tool's command is in a group of its own: see ``end_orphan``)
     )
 
 
@@ -115,6 +132,28 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
         _kill(proc)
         return -9, "timed out"
     return proc.returncode, (out + err)[-2000:]
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+
+
+def end_orphan(pid_file: Path) -> bool:
+    """Whether the fixture command whose pid ``pid_file`` holds outlived Kenning's kill;
+    it is killed (its whole process group) either way, so nothing finishes behind our back."""
+    try:
+        pid = int(_text(pid_file).split()[0])
+        group = os.getpgid(pid)
+    except (IndexError, ValueError, ProcessLookupError):
+        return False  # it never started, or it is gone
+    if group == os.getpgrp():  # a reused pid in our own group: not the fixture's
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(group, signal.SIGKILL)
+    return True
 
 
 def _sessions(home: Home, source: str) -> list[Any]:
@@ -151,16 +190,22 @@ def kill_during_tool_call(
     work = scratch.workdir(f"work-{label}")
     effects = work / "effects.log"
     (work / SCRIPT).write_text(
-        f"echo start >> effects.log\nsleep {WORK_S}\necho done >> effects.log\n", encoding="utf-8"
+        f"echo $$ > {SCRIPT}.pid\necho start >> effects.log\n"
+        + HOLD_WAIT.format(hold="hold")
+        + "echo done >> effects.log\n",
+        encoding="utf-8",
     )
+    (work / "hold").touch()
     ask, again = (
         (DELEGATE_PREFIX + TOOL_TASK, DELEGATE_PREFIX + RESUME_ASK)
         if subagent
         else (TOOL_TASK, RESUME_ASK)
     )
     proc = _child(home, work, ask)
-    started = _wait(lambda: effects.exists() and "start" in effects.read_text(), proc)
+    started = _wait(lambda: "start" in _text(effects), proc)
     _kill(proc)
+    outlived = end_orphan(work / f"{SCRIPT}.pid")
+    (work / "hold").unlink()
     runs = _sessions(home, "run")
     session_id = runs[0].id if runs else ""
     code, output = (
@@ -183,6 +228,7 @@ def kill_during_tool_call(
     _spend(home, meter)
     found: dict[str, Any] = {
         "killed_mid_tool": started,
+        "command_outlived_kill": outlived,
         "resumed_ok": code == 0,
         "resume_output": output.strip()[-300:] if code else "",
         "ask_kept": any(m.role == "user" and m.content == ask for m in messages),
@@ -272,16 +318,164 @@ def kill_during_review(agent: Agent, scratch: Scratch, meter: Meter) -> dict[str
     }
 
 
+# -- a goal run ---------------------------------------------------------------------------
+
+RELEASES = ("1", "2", "3")
+KILLED_RELEASE = "2"  # deployed in the goal's second turn: the kill lands in a later turn
+GOAL = (
+    "Deploy releases 1, 2 and 3, one per turn: run `sh deploy.sh N` for release N and record "
+    "it with goal_progress. If a deploy was interrupted, do not start it again: finish it "
+    "with `sh deploy.sh N --finish`."
+)
+GOAL_CHECK = "sh check.sh"
+GOAL_MAX_TURNS = 6  # room for a resume that starts over, a bound on one that never ends
+# One "start N" line per deploy started: the side effect the scenario counts. A release
+# works while its hold-N file exists, so the kill lands inside its deploy; the pid file
+# lets the scenario end the deploy the kill did not reach.
+DEPLOY_SH = (
+    """\
+echo $$ > "deploy-$1.pid"
+if [ "$2" = "--finish" ]; then
+  grep -qx "start $1" effects.log || { echo "release $1 was never started"; exit 1; }
+else
+  echo "start $1" >> effects.log
+fi
+"""
+    + HOLD_WAIT.format(hold="hold-$1")
+    + """\
+echo "done $1" >> effects.log
+echo "release $1 deployed"
+"""
+)
+CHECK_SH = "test \"$(grep '^done' effects.log | sort -u | wc -l)\" -ge 3\n"
+_TURN = re.compile(r"^\[Goal mode, turn (?P<n>\d+) of")
+
+
+def goal_turn(ask: str) -> int:
+    """Which goal turn a user message of a goal run starts (0: not a goal message)."""
+    if (found := _TURN.search(ask)) is not None:
+        return int(found.group("n"))
+    return 1 if "[Goal mode: you work on" in ask else 0
+
+
+def stored_goal(home: Home, session_id: str) -> GoalState | None:
+    if not session_id:
+        return None
+    archive = Archive(home.layout.state_db)
+    try:
+        found = archive.session(session_id)
+    finally:
+        archive.close()
+    return GoalState.from_meta((found.meta if found is not None else {}).get(GOAL_META))
+
+
+def kill_during_goal(
+    agent: Agent,
+    scratch: Scratch,
+    meter: Meter,
+    *,
+    between: Callable[[Home, str], None] | None = None,
+    kill_in: str = KILLED_RELEASE,
+) -> dict[str, Any]:
+    """Kill ``kenning run --goal`` inside release ``kill_in``'s deploy, then
+    ``kenning run --resume ID``.
+
+    ``between(home, session_id)`` runs after the kill, before the resume: tests use it
+    to break what was stored, as a resume that forgot it would."""
+    home = scratch.home("goal")
+    home.root.mkdir(parents=True, exist_ok=True)
+    home.layout.config_file.write_text(config_toml(agent.child_model()), encoding="utf-8")
+    work = scratch.workdir("work-goal")
+    (work / "deploy.sh").write_text(DEPLOY_SH, encoding="utf-8")
+    (work / "check.sh").write_text(CHECK_SH, encoding="utf-8")
+    hold = work / f"hold-{kill_in}"
+    hold.touch()
+    effects = work / "effects.log"
+    goal_args = ("--goal", GOAL, "--check", GOAL_CHECK, "--max-turns", str(GOAL_MAX_TURNS))
+    proc = _child(home, work, *goal_args)
+    started = _wait(lambda: f"start {kill_in}" in _text(effects).split("\n"), proc)
+    _kill(proc)
+    outlived = end_orphan(work / f"deploy-{kill_in}.pid")
+    hold.unlink(missing_ok=True)
+    runs = _sessions(home, "run")
+    session_id = runs[0].id if runs else ""
+    before = stored_goal(home, session_id)
+    # The truth about the run so far comes from the transcript, not from the goal's meta
+    # (a goal mode that stored nothing would otherwise look consistent): the last ask is
+    # the turn the kill cut off; the notes are the goal_progress calls archived.
+    asks_at_kill, notes_at_kill = _transcript(home, session_id)
+    asked_before = len(asks_at_kill)
+    finished_before = max(0, asked_before - 1)
+    if between is not None and session_id:
+        between(home, session_id)
+    code, output = (
+        _finish(_child(home, work, "--resume", session_id))
+        if session_id
+        else (-1, "no session was archived before the kill")
+    )
+    after = stored_goal(home, session_id)
+    asks = _transcript(home, session_id)[0]
+    turns = [goal_turn(ask) for ask in asks]
+    resumed_at = turns[asked_before] if len(turns) > asked_before else 0
+    first_resumed = asks[asked_before:][:1]
+    lines = _text(effects).splitlines()
+    starts = {n: lines.count(f"start {n}") for n in RELEASES}
+    _spend(home, meter)
+    return {
+        "killed_mid_goal_turn": started and finished_before >= 1,
+        "turns_finished_before_kill": finished_before,
+        "progress_stored_at_kill": before is not None
+        and before.turns == finished_before
+        and before.notes == notes_at_kill,
+        "command_outlived_kill": outlived,
+        "resumed_ok": code == 0,
+        "resume_exit_code": code,
+        "resume_output": output.strip()[-300:] if code else "",
+        "goal_kept": after is not None and after.goal == GOAL and GOAL in "".join(first_resumed),
+        "resumed_at_turn": resumed_at,
+        "progress_kept": resumed_at == finished_before + 1
+        and all(note in "".join(first_resumed) for note in notes_at_kill),
+        "turns_repeated": sum(turns.count(n) - 1 for n in set(turns) if 0 < n <= finished_before),
+        "turns_run": len(turns),
+        "side_effect_starts": sum(starts.values()),
+        "side_effects_repeated": sum(max(0, count - 1) for count in starts.values()),
+        "releases_done": sum(1 for n in RELEASES if f"done {n}" in lines),
+        "final_status": after.status if after is not None else "no goal",
+        "final_turns": after.turns if after is not None else 0,
+    }
+
+
+def _transcript(home: Home, session_id: str) -> tuple[list[str], list[str]]:
+    """The session's user messages, and the notes of its ``goal_progress`` calls."""
+    if not session_id:
+        return [], []
+    archive = Archive(home.layout.state_db)
+    try:
+        messages = archive.messages(session_id)
+    finally:
+        archive.close()
+    notes = [
+        str(json.loads(call.get("arguments") or "{}").get("note", "")).strip()
+        for m in messages
+        if m.role == "assistant"
+        for call in m.tool_calls or []
+        if call.get("name") == PROGRESS_TOOL
+    ]
+    return [m.content for m in messages if m.role == "user"], notes
+
+
 def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
     tool = kill_during_tool_call(agent, scratch, meter)
     sub = kill_during_tool_call(agent, scratch, meter, subagent=True)
     review = kill_during_review(agent, scratch, meter)
+    goal = kill_during_goal(agent, scratch, meter)
     out = Outcome()
     out.metrics = {
         **{f"tool_{k}": v for k, v in tool.items()},
         **{f"subagent_{k}": v for k, v in sub.items() if not k.startswith("subagent_")},
         **{k: v for k, v in sub.items() if k.startswith("subagent_")},
         **{f"review_{k}": v for k, v in review.items()},
+        **{f"goal_{k}": v for k, v in goal.items()},
     }
     out.check("tool_killed_mid_call", tool["killed_mid_tool"], "the kill landed inside the call")
     out.check("tool_resumed", tool["resumed_ok"] and tool["ask_kept"], "the session resumes")
@@ -307,7 +501,38 @@ def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
         review["completed_after_restart"] and review["killed_range_reviewed_later"],
         "the next review completes and covers what the killed one did not",
     )
+    check_goal(out, goal)
+    if tool["command_outlived_kill"] or goal["command_outlived_kill"]:
+        out.notes.append(
+            "a SIGKILL of Kenning leaves the shell command it was running alive (the command "
+            "has its own process group); the scenario ends it, as a machine crash would"
+        )
     return out
+
+
+def check_goal(out: Outcome, goal: dict[str, Any]) -> None:
+    out.check(
+        "goal_killed_mid_turn",
+        goal["killed_mid_goal_turn"],
+        "the kill landed in a tool call of a later turn",
+    )
+    out.check(
+        "goal_resumed",
+        goal["resumed_ok"] and goal["goal_kept"],
+        "`kenning run --resume ID` goes on with the stored goal",
+    )
+    out.check(
+        "goal_progress_kept",
+        goal["progress_kept"],
+        "the resume starts at the next turn, with the notes made before the kill",
+    )
+    out.check("goal_no_turn_repeated", goal["turns_repeated"] == 0, "no finished turn runs again")
+    out.check("goal_no_repeat", goal["side_effects_repeated"] == 0, "no deploy started twice")
+    out.check(
+        "goal_done",
+        goal["final_status"] == DONE_CHECKED and goal["releases_done"] == len(RELEASES),
+        f"the goal ends {DONE_CHECKED!r} with every release deployed",
+    )
 
 
 SCENARIO = Scenario(
@@ -315,8 +540,7 @@ SCENARIO = Scenario(
     number=4,
     title="Recovery across processes",
     measures="kenning",
-    why="what survives a SIGKILL of `kenning run` mid-tool-call, mid-subagent and mid-review",
+    why="what survives a SIGKILL of `kenning run` mid-tool-call, mid-subagent, mid-review "
+    "and mid-goal",
     run=run,
-    # TODO(#14): kill during a goal run — goal and progress kept — once goal mode exists.
-    todo=("kill during a goal run (#14; goal mode is being built)",),
 )

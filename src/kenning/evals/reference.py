@@ -17,7 +17,8 @@ moves when the behaviour it measures breaks:
 - ``adds_instead_of_replacing``: a correction is added beside the old entry;
 - ``forgets_rules``: ignores "never modify …" rules;
 - ``saves_without_source``: saves a conclusion without where it came from;
-- ``repeats_side_effects``: after an interrupted tool call, runs it again;
+- ``repeats_side_effects``: after an interrupted tool call, runs it again (in a goal,
+  starts the interrupted deploy anew instead of finishing it);
 - ``ignores_skills``: never opens a skill from the index.
 
 ``ReferenceAgent`` serves it behind ``kenning.testing.wire.OpenAIServer``: each
@@ -30,7 +31,8 @@ The user's words follow fixed phrasings (see the scenarios), so a real model
 gets natural requests and this agent can parse them:
 ``Remember this for future sessions: …``, ``Correction: X is `new`, not `old`…``,
 ``Question: what is X?``, ``Forget what you remember about X.``,
-``Task: read `path` …``, ``Task: … config …``.
+``Task: read `path` …``, ``Task: … config …``, and the goal
+``Deploy releases 1, 2 and 3, one per turn: run `CMD N` …`` (``kenning run --goal``).
 """
 
 from __future__ import annotations
@@ -75,6 +77,10 @@ _SOURCE = re.compile(r"(?:see|at|in) `(?P<path>[^`]+\.log)`", re.I)
 _RULE = re.compile(r"never modify `(?P<path>[^`]+)`", re.I)
 _FLAKY = re.compile(r"flaky: (?P<name>\S+)")
 _RUN = re.compile(r"Task: run `(?P<command>[^`]+)`", re.I)
+_DEPLOY_GOAL = re.compile(
+    r"Deploy releases (?P<releases>[\d, and]+?), one per turn: run `(?P<command>[^`]+) N`", re.I
+)
+_DEPLOYED = re.compile(r"^- deployed release (?P<n>\d+)", re.M)  # its notes, as Kenning lists them
 _DELEGATE = re.compile(r"Task: delegate to a subagent: (?P<goal>.+)", re.I | re.S)
 _CONVERTER = re.compile(
     r"add a unit converter `(?P<name>\w+)` \(value × (?P<factor>[\d.]+)\).*?"
@@ -154,6 +160,8 @@ class Policy:
         ask = messages[at].content
         done = _calls_since(messages, at)
         view = "\n".join(m.content for m in messages[:at])  # snapshot, summaries, earlier turns
+        if (found := _DEPLOY_GOAL.search(ask)) is not None and "shell" in tools:
+            return self.deploy(found, ask, messages, done)
         if (found := _DELEGATE.search(ask)) is not None and "delegate_task" in tools:
             return self.delegate(found.group("goal"), messages, done)
         if (found := _REMEMBER.search(ask)) is not None:
@@ -327,6 +335,38 @@ class Policy:
             return tool_call("delegate_task", goal=goal.strip())
         return "The subagent reported: " + _result(done, "delegate_task")[:200]
 
+    def deploy(
+        self,
+        found: re.Match[str],
+        ask: str,
+        messages: list[ChatMessage],
+        done: list[tuple[ToolCall, str]],
+    ) -> Reply:
+        """One goal turn: deploy the next release its progress notes do not list, then note it.
+
+        It trusts the notes Kenning shows it with the goal (not the transcript), so a
+        resume that loses the goal's progress makes it start over — what scenario 4 counts."""
+        from kenning.agent.goal import PROGRESS_TOOL
+
+        if _called(done, PROGRESS_TOOL):
+            return "Release deployed and noted."
+        prefix = found.group("command")
+        ran = [str(_args(call).get("command", "")) for call, _ in done if call.name == "shell"]
+        if ran:
+            release = (ran[-1].removeprefix(prefix).split() or ["?"])[0]
+            if not _ok_exit(_result(done, "shell")):
+                return f"Deploying release {release} failed."
+            return tool_call(PROGRESS_TOOL, note=f"deployed release {release}")
+        releases = re.findall(r"\d+", found.group("releases"))
+        deployed = set(_DEPLOYED.findall(ask))
+        pending = [n for n in releases if n not in deployed]
+        if not pending:
+            return "All releases are deployed."
+        command = f"{prefix} {pending[0]}"
+        if command in _interrupted_commands(messages) and "repeats_side_effects" not in self.flaws:
+            command += " --finish"  # as the goal says: finish an interrupted deploy, never restart
+        return tool_call("shell", command=command)
+
     def run_command(
         self, command: str, messages: list[ChatMessage], done: list[tuple[ToolCall, str]]
     ) -> Reply:
@@ -342,6 +382,22 @@ class Policy:
 def _interrupted(messages: list[ChatMessage]) -> bool:
     """Whether a tool call of this conversation was cut off (Kenning answers it so)."""
     return any(m.role == "tool" and "interrupted" in m.content.lower() for m in messages[1:])
+
+
+def _interrupted_commands(messages: list[ChatMessage]) -> set[str]:
+    """The shell commands of this conversation whose call was cut off."""
+    results = {m.tool_call_id: m.content for m in messages if m.role == "tool"}
+    return {
+        str(_args(call).get("command", ""))
+        for m in messages
+        if m.role == "assistant"
+        for call in m.tool_calls
+        if call.name == "shell" and "interrupted" in results.get(call.id, "").lower()
+    }
+
+
+def _ok_exit(shell_result: str) -> bool:
+    return "[exit code 0 " in shell_result
 
 
 def _reviewing(messages: list[ChatMessage]) -> bool:

@@ -35,6 +35,17 @@ def load(path: Path) -> dict[str, Any]:
     return data
 
 
+def failures(report: dict[str, Any]) -> list[str]:
+    """``scenario/check`` (``@seed`` with several repeats) for every failed check of every run."""
+    out: list[str] = []
+    for row in report.get("scenarios", []):
+        runs = row.get("runs") or []
+        for run in runs:
+            at = f"@{run.get('seed')}" if len(runs) > 1 else ""
+            out += [f"{row.get('scenario')}/{name}{at}" for name in run.get("failed", [])]
+    return out
+
+
 def summary(row: dict[str, Any]) -> dict[str, str]:
     """One value per metric over the row's runs, plus the cost columns."""
     runs: list[dict[str, Any]] = row.get("runs") or []
