@@ -3,7 +3,7 @@
 The fixture (tests/archive/fixtures/claude_code_harness) is a session as
 Claude Code 1.0.80 writes it: the "Caveat" note, a slash-command echo and its
 local output, a compact summary opening the continued session, an interruption
-note, a tool_use/tool_result pair and a sidechain line.
+note, a tool_use/tool_result pair and a sidechain line (a sub-agent's prompt).
 """
 
 from __future__ import annotations
@@ -26,7 +26,9 @@ def archive(archive_on: Archive) -> Archive:
 
 def test_harness_lines_are_system_rows_and_the_user_speaks_only_twice(archive: Archive) -> None:
     report = import_claude_code(archive, HARNESS)
-    (session,) = archive.sessions()
+    session, agent = sorted(archive.sessions(), key=lambda s: s.parent_id is not None)
+    assert agent.parent_id == session.id
+    assert [m.content for m in archive.messages(agent.id)] == ["Search for other quokka callers."]
     assert session.title == "Please rename the quokka helper to make_label."
     messages = archive.messages(session.id)
     kinds = [(m.role, (m.meta or {}).get("harness")) for m in messages]
@@ -45,7 +47,7 @@ def test_harness_lines_are_system_rows_and_the_user_speaks_only_twice(archive: A
     assert call.content == "Renaming it now." and call.tool_calls is not None
     assert call.tool_calls[0]["function"]["name"] == "Edit"
     assert (result.tool_call_id, result.tool_name) == ("toolu_03Edit", "Edit")
-    assert report.skipped_events["sidechain event"] == 1
+    assert report.subagent_ids == [agent.id]
     assert all("other quokka callers" not in m.content for m in messages)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from kenning.archive.importers import import_claude_code
 from kenning.archive.store import Archive
 from kenning.bench import hosts as hosts_bench
 from kenning.cli import cli
@@ -123,6 +124,30 @@ def test_archiving_is_incremental_idempotent_and_waits_for_a_whole_line(tmp_path
         "user",
     ]
     assert stored[6].tool_name == "Edit"  # the call's name carried across passes
+    archive.close()
+
+
+def test_a_session_imported_first_is_taken_over_by_the_hooks_not_doubled(tmp_path: Path) -> None:
+    transcript = tmp_path / f"{HARNESS_ID}.jsonl"
+    lines = (HARNESS / f"{HARNESS_ID}.jsonl").read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(b"".join(lines[:8]))
+    archive = Archive(tmp_path / "state.db")
+    (imported,) = import_claude_code(archive, transcript).session_ids
+    had = len(archive.messages(imported))
+    transcript.write_bytes(b"".join(lines))  # the session went on: two more main-thread lines
+    event = {"session_id": HARNESS_ID, "transcript_path": str(transcript), "hook_event_name": "Stop"}
+    first = archive_new_lines(archive, HookEvent.parse(json.dumps(event)))
+    assert (first.session_id, first.added) == (imported, 2)
+    assert archive_new_lines(archive, HookEvent.parse(json.dumps(event))).added == 0
+    assert archive.sessions_by_host_id(HARNESS_ID) == [imported]
+    assert len(archive.messages(imported)) == had + 2
+    # From now on the hooks keep it: an import leaves it to them (and adds only
+    # the sub-agent line that came since, as the session's child).
+    again = import_claude_code(archive, transcript)
+    assert (again.sessions_imported, again.sessions_skipped, again.messages_updated) == (0, 1, 0)
+    assert again.skipped_events["session archived live by kenning hosts"] == 1
+    assert (again.subagent_sessions, again.messages_imported) == (1, 1)
+    assert len(archive.messages(imported)) == had + 2
     archive.close()
 
 

@@ -9,7 +9,9 @@ document). One pass:
    up to its last complete line, parsed by the host's module
    (``claude_code.parse_lines``, ``gemini_cli.parse_lines``), appended to the
    one archive session of this host session (``import_key``
-   ``<host>:live:<session id>``). The messages and the new offset are
+   ``<host>:live:<session id>``, or the session ``kenning sessions import``
+   stored under ``<host>:session:<session id>``, taken over on the first pass
+   by adding only the lines it lacks). The messages and the new offset are
    written in one transaction, so a pass killed midway archives nothing twice
    and loses nothing: the next pass starts from the same offset.
 2. Review, on the rules of Kenning's own sessions: after the end of a turn
@@ -34,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from kenning.archive.importers.common import to_timestamp
+from kenning.archive.importers.host_keyed import reconcile, session_key
 from kenning.archive.store import Archive
 from kenning.home import Home
 from kenning.hosts.files import HostFileError
@@ -105,9 +108,14 @@ def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-co
     module = host_module(host)
     report = SyncReport()
     key = f"{host}:live:{event.session_id}"
-    sid = archive.session_by_import_key(key)
+    # A session `kenning sessions import` stored first is taken over, not doubled:
+    # the first pass reads the whole transcript and adds only the lines it lacks.
+    sid = archive.session_by_import_key(key) or archive.session_by_import_key(
+        session_key(host, event.session_id)
+    )
     stored = archive.session(sid) if sid else None
     meta = stored.meta if stored else {}
+    adopting = sid is not None and "offset" not in meta
     offset = int(meta.get("offset") or 0)
     try:
         with event.transcript.open("rb") as handle:
@@ -136,6 +144,10 @@ def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-co
     carry: dict[str, Any] = stored_carry if isinstance(stored_carry, dict) else {}
     messages, carry, title = module.parse_lines(events, carry, event.session_id)
     report.offset = offset + end
+    if adopting:
+        assert sid is not None
+        with archive.storage.transaction():
+            messages, _ = reconcile(archive, sid, messages)
     report.user_turns = sum(1 for m in messages if m.role == "user")
     report.replies = sum(1 for m in messages if m.role == "assistant")
     if sid is None and not messages:
