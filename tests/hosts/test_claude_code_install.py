@@ -135,7 +135,11 @@ def test_a_session_imported_first_is_taken_over_by_the_hooks_not_doubled(tmp_pat
     (imported,) = import_claude_code(archive, transcript).session_ids
     had = len(archive.messages(imported))
     transcript.write_bytes(b"".join(lines))  # the session went on: two more main-thread lines
-    event = {"session_id": HARNESS_ID, "transcript_path": str(transcript), "hook_event_name": "Stop"}
+    event = {
+        "session_id": HARNESS_ID,
+        "transcript_path": str(transcript),
+        "hook_event_name": "Stop",
+    }
     first = archive_new_lines(archive, HookEvent.parse(json.dumps(event)))
     assert (first.session_id, first.added) == (imported, 2)
     assert archive_new_lines(archive, HookEvent.parse(json.dumps(event))).added == 0

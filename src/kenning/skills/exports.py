@@ -1,4 +1,4 @@
-"""Copies of agent-made skills in other folders (a host's skills folder), kept in step at each write.
+"""Copies of agent-made skills elsewhere (a host's skills folder), kept in step on each write.
 
 A host such as Claude Code reads ``<skills dir>/<name>/SKILL.md`` with
 ``name`` and ``description`` front matter, the shape Kenning writes, so a
