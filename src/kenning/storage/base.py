@@ -169,6 +169,13 @@ class TextIndex(Protocol):
         self, terms: list[str], scope: SearchFilters, limit: int
     ) -> list[tuple[int, float]]: ...
 
+    def pending_matches(
+        self, terms: list[str], scope: SearchFilters, limit: int
+    ) -> dict[int, list[int]]:
+        """For the newest ``limit`` messages in ``scope`` still queued for the index:
+        which of ``terms`` (their positions) each holds, read through the index's
+        own tokenizer without writing the index (a search that cannot sync it)."""
+
     def match_plain(self, match: str, limit: int) -> list[int]:
         """Message ids for a raw FTS5 expression by plain bm25 (a benchmark baseline)."""
 
