@@ -145,6 +145,8 @@ def test_a_session_imported_first_is_taken_over_by_the_hooks_not_doubled(tmp_pat
     assert archive_new_lines(archive, HookEvent.parse(json.dumps(event))).added == 0
     assert archive.sessions_by_host_id(HARNESS_ID) == [imported]
     assert len(archive.messages(imported)) == had + 2
+    taken = archive.session(imported)
+    assert taken is not None and taken.meta["host"] == "claude-code"  # reviewed as the hooks' own
     # From now on the hooks keep it: an import leaves it to them (and adds only
     # the sub-agent line that came since, as the session's child).
     again = import_claude_code(archive, transcript)

@@ -177,7 +177,10 @@ def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-co
         tokens_out = sum(m.output_tokens or 0 for m in messages)
         if tokens_in or tokens_out:
             archive.add_usage(sid, tokens_in, tokens_out)
-        archive.update_session_meta(sid, {"offset": report.offset, "carry": carry})
+        updates: dict[str, Any] = {"offset": report.offset, "carry": carry}
+        if adopting:  # from now on the hooks' session: reviewed, counted by `hosts status`
+            updates |= {"host": host, "transcript": str(event.transcript)}
+        archive.update_session_meta(sid, updates)
     report.session_id, report.added = sid, len(messages)
     return report
 
