@@ -445,7 +445,8 @@ def messages_since(
     ``carry`` is what the earlier lines left for these (``call_names``: tool
     names by call id, for the results; ``model``); returned updated, with the
     first user prompt as a title when these are the first lines. Lines an
-    import skips (damaged, sidechains, noise) are skipped here too.
+    import skips (damaged, noise) are skipped here too; sidechains are
+    ``sidechains_since``'s.
     """
     builder = _Builder(Counter())
     names = carry.get("call_names")
@@ -462,3 +463,37 @@ def messages_since(
     answered = {m.tool_call_id for m in builder.messages if m.role == "tool"}
     pending = {k: v for k, v in builder.call_names.items() if k not in answered}
     return builder.messages, {"call_names": pending, "model": builder.model}, builder.first_prompt()
+
+
+CHAINS_KEPT = 500  # sidechain line -> sub-agent links carried between passes
+
+
+def sidechains_since(
+    events: list[Any], chains: dict[str, str]
+) -> tuple[dict[str, tuple[list[Message], str | None]], dict[str, str]]:
+    """The sub-agent (sidechain) messages of a transcript's new lines, by the child
+    session origin an import gives them, each with its title.
+
+    ``chains`` maps earlier sidechain line uuids to their sub-agent (a line
+    continues the sub-agent of its ``parentUuid``); returned updated, only the
+    newest ``CHAINS_KEPT`` kept, as a chain links to its latest lines.
+    """
+    owner = dict(chains)
+    grouped: dict[str, list[_Event]] = {}
+    for data in events:
+        if _shape_problem(data) is not None or data.get("type") not in _MESSAGE_TYPES:
+            continue
+        if not data.get("isSidechain"):
+            continue
+        key, _ = sidechain_key(data, owner)
+        if isinstance(data.get("uuid"), str):
+            owner[data["uuid"]] = key
+        grouped.setdefault(key, []).append(_Event(data, to_timestamp(data.get("timestamp")), ""))
+    found: dict[str, tuple[list[Message], str | None]] = {}
+    for key, group in grouped.items():
+        builder = _Builder(Counter())
+        for item in group:
+            builder.add(item)
+        if builder.messages:
+            found[key] = (builder.messages, builder.first_prompt())
+    return found, dict(list(owner.items())[-CHAINS_KEPT:])
