@@ -268,6 +268,10 @@ def test_show_finds_a_session_by_its_claude_code_session_id() -> None:
         ).stdout
     )
     assert shown["session"]["title"] == "Fix failing pantry expiry test"
+    (agent,) = shown["children"]  # its sub-agent, listed apart from the conversation
+    assert agent["title"] == "Find where expiry dates are computed."
+    human = run("sessions", "show", "--host-id", "3b6f0a52-7c1e-4d7a-9e55-0c2d8b1f4a10").stdout
+    assert "Sessions started from this one (1):" in human and agent["id"] in human
     missing = run("sessions", "show", "--host-id", "nope", code=1)
     assert "no session with host id 'nope'" in missing.stderr
     both = run("sessions", "show", "x", "--host-id", "y", code=2)
