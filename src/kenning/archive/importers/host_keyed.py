@@ -135,6 +135,7 @@ def _store_one(
         report.subagent_ids.append(sid)
     report.messages_imported += counts.messages_imported
     report.messages_appended += counts.messages_appended
+    report.sessions_appended += counts.sessions_appended
     report.messages_updated += counts.messages_updated
     report.messages_already_there += counts.messages_already_there
     return sid
