@@ -74,8 +74,8 @@ def test_damaged_lines_in_a_transcript_cost_only_themselves(
     )
     report = import_claude_code(archive, folder)
     # Everything the intact import has (tests/archive/test_importers.py) is still there.
-    assert (report.sessions_imported, report.messages_imported) == (2, 10)
-    assert report.skipped_events["sidechain event"] == 2
+    assert (report.sessions_imported, report.messages_imported) == (2, 12)
+    assert report.subagent_sessions == 1  # the two sidechain lines: one sub-agent
     lines = [(p.path, p.line) for p in report.problems]
     assert lines == [(str(damaged), n) for n in (3, 6, 9, 12, 14)]
     reasons = [p.problem for p in report.problems]
@@ -86,12 +86,12 @@ def test_damaged_lines_in_a_transcript_cost_only_themselves(
     assert reasons[4] == "expected a JSON object"
     assert str(report.problems[0]).startswith(f"{damaged}:3:63: invalid JSON")
     assert str(report.problems[1]) == f"{damaged}:6: {reasons[1]}"
-    # The damage added nothing to the sessions' content, so their keys are the
-    # intact files' keys: importing the repaired folder adds nothing.
+    # The damage added nothing to the sessions' content, so importing the
+    # repaired folder adds nothing.
     shutil.copy(FIX_FILE, damaged)
     again = import_claude_code(archive, folder)
     assert (again.sessions_imported, again.sessions_skipped) == (0, 2)
-    assert again.problems == [] and _messages(archive) == 10
+    assert again.problems == [] and _messages(archive) == 12
 
 
 def test_reimporting_a_damaged_folder_adds_nothing(archive: Archive, tmp_path: Path) -> None:
@@ -103,10 +103,10 @@ def test_reimporting_a_damaged_folder_adds_nothing(archive: Archive, tmp_path: P
         b'{"type": "assistant", "sessionId": "s9", "message": {"id": "m1", "content": "yo"}}\n'
     )
     first = import_claude_code(archive, folder)
-    assert (first.sessions_imported, first.messages_imported, len(first.problems)) == (3, 12, 1)
+    assert (first.sessions_imported, first.messages_imported, len(first.problems)) == (3, 14, 1)
     second = import_claude_code(archive, folder)
     assert (second.sessions_imported, second.sessions_skipped) == (0, 3)
-    assert _messages(archive) == 12
+    assert _messages(archive) == 14
 
 
 def test_a_file_of_nothing_but_damage_is_an_error(tmp_path: Path) -> None:

@@ -224,7 +224,7 @@ def test_real_locomo_file_imports_completely_once(archive: Archive) -> None:
 def test_openai_jsonl_sessions_keep_tools_parts_and_roles(archive: Archive) -> None:
     report = import_openai(archive, FIXTURES / "openai_chat.jsonl")
     assert (report.sessions_imported, report.messages_imported) == (2, 8)
-    by_title = {s.title: s for s in archive.sessions()}
+    by_title = {s.title: s for s in archive.sessions() if s.parent_id is None}
     weather = by_title["What's the weather in Oslo? [image]"]
     assert weather.meta["id"] == "ft-001" and weather.meta["undated"] is True
     system, user, call, result, answer = archive.messages(weather.id)
@@ -393,15 +393,14 @@ FIX_SESSION = "3b6f0a52-7c1e-4d7a-9e55-0c2d8b1f4a10"
 
 def test_claude_code_folder_becomes_one_session_per_session_id(archive: Archive) -> None:
     report = import_claude_code(archive, CLAUDE)
-    assert (report.sessions_imported, report.messages_imported) == (2, 10)
+    assert (report.sessions_imported, report.messages_imported) == (2, 12)
     assert report.skipped_events == {
-        "sidechain event": 2,
         "file-history-snapshot event": 1,
         "progress event": 1,
         "duplicate event": 1,
         "thinking block": 1,
     }
-    by_title = {s.title: s for s in archive.sessions()}
+    by_title = {s.title: s for s in archive.sessions() if s.parent_id is None}
     fix = by_title["Fix failing pantry expiry test"]  # from the summary line
     assert fix.workspace == "/home/ada/src/pantry" and fix.model == "claude-sonnet-4-20250514"
     assert fix.meta["session_id"] == FIX_SESSION and fix.meta["git_branch"] == "main"
@@ -419,6 +418,15 @@ def test_claude_code_folder_becomes_one_session_per_session_id(archive: Archive)
     assert result.meta is not None and result.meta["is_error"] is True
     assert messages[0].created_at == datetime(2025, 7, 14, 9, 30, tzinfo=UTC).timestamp()
     assert all("date.today()" not in m.content for m in messages)  # the sidechain's text
+    # ... which is the sub-agent's own session, linked to this one.
+    (agent,) = archive.children(fix.id)
+    assert report.subagent_ids == [agent.id]
+    assert agent.title == "Find where expiry dates are computed."
+    assert agent.meta["sidechain"] is True and agent.meta["parent_session_id"] == FIX_SESSION
+    assert "session_id" not in agent.meta  # --host-id finds the main session only
+    asked, answer = archive.messages(agent.id)
+    assert (asked.role, answer.role) == ("user", "assistant")
+    assert answer.content == "pantry/expiry.py line 12 uses date.today()."
 
 
 def test_claude_code_titles_and_flags_without_a_summary(archive: Archive) -> None:
@@ -441,7 +449,8 @@ def test_claude_code_reimport_adds_nothing(archive: Archive) -> None:
     import_claude_code(archive, CLAUDE)
     again = import_claude_code(archive, CLAUDE)
     assert (again.sessions_imported, again.sessions_skipped) == (0, 2)
-    assert _count(archive, "messages") == 10
+    assert (again.subagent_sessions, again.messages_imported) == (0, 0)
+    assert _count(archive, "messages") == 12
 
 
 def test_claude_code_malformed_line_is_skipped_and_named(archive: Archive, tmp_path: Path) -> None:
@@ -454,7 +463,7 @@ def test_claude_code_malformed_line_is_skipped_and_named(archive: Archive, tmp_p
         encoding="utf-8",
     )
     report = import_claude_code(archive, folder)
-    assert (report.sessions_imported, report.messages_imported) == (3, 11)
+    assert (report.sessions_imported, report.messages_imported) == (3, 13)
     (problem,) = report.problems
     assert str(problem) == f"{bad}:2: an assistant event without a 'message' object"
     bad.write_text('{"type": "user", "sessionId": "s1", "message": {"role": "us', encoding="utf-8")

@@ -44,9 +44,10 @@ def test_import_summarises_and_a_second_import_adds_nothing() -> None:
 
 def test_import_reports_what_was_left_out() -> None:
     out = run("sessions", "import", "claude-code", CLAUDE).stdout
-    assert "Imported 2 sessions (10 messages)" in out
+    assert "Imported 2 sessions (12 messages)" in out
+    assert "Sub-agents: 1 session linked to their parent" in out
     assert "Left out: 1 × duplicate event, 1 × file-history-snapshot event" in out
-    assert "2 × sidechain event" in out and "1 × thinking block" in out
+    assert "1 × thinking block" in out
 
 
 def test_malformed_file_is_a_clear_error_and_imports_nothing(tmp_path: Path) -> None:
@@ -158,7 +159,7 @@ def test_damaged_lines_are_skipped_and_listed(tmp_path: Path) -> None:
     (folder / "zz.jsonl").write_bytes(b"\n".join([good] + [b"{broken"] * 13) + b"\n")
     result = run("sessions", "import", "claude-code", folder)
     out = result.stdout
-    assert "Imported 3 sessions (11 messages)" in out
+    assert "Imported 3 sessions (13 messages)" in out
     assert "Skipped 13 damaged parts:" in out
     assert f"  {folder / 'zz.jsonl'}:2:2: invalid JSON" in out
     assert f"{folder / 'zz.jsonl'}:11:2:" in out and ":12:2:" not in out  # the first 10
@@ -199,7 +200,7 @@ def test_a_fifo_inside_a_folder_is_skipped_and_reported(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     result = _kenning("sessions", "import", "claude-code", folder)
     assert result.returncode == 0, result.stderr
-    assert "Imported 2 sessions (10 messages)" in result.stdout
+    assert "Imported 2 sessions (12 messages)" in result.stdout
     assert f"{fifo}: is a FIFO (named pipe), not a regular file" in result.stdout
 
 
@@ -226,7 +227,7 @@ def test_a_deeply_nested_transcript_line_is_skipped(tmp_path: Path) -> None:
     shutil.copytree(CLAUDE, folder)
     (folder / "deep.jsonl").write_text('{"type": "user", "x": ' + "[" * 5000 + "]" * 5000 + "}")
     out = run("sessions", "import", "claude-code", folder).stdout
-    assert "Imported 2 sessions (10 messages)" in out
+    assert "Imported 2 sessions (12 messages)" in out
     assert f"{folder / 'deep.jsonl'}:1:" in out and "too deeply nested" in out
 
 
@@ -267,6 +268,10 @@ def test_show_finds_a_session_by_its_claude_code_session_id() -> None:
         ).stdout
     )
     assert shown["session"]["title"] == "Fix failing pantry expiry test"
+    (agent,) = shown["children"]  # its sub-agent, listed apart from the conversation
+    assert agent["title"] == "Find where expiry dates are computed."
+    human = run("sessions", "show", "--host-id", "3b6f0a52-7c1e-4d7a-9e55-0c2d8b1f4a10").stdout
+    assert "Sessions started from this one (1):" in human and agent["id"] in human
     missing = run("sessions", "show", "--host-id", "nope", code=1)
     assert "no session with host id 'nope'" in missing.stderr
     both = run("sessions", "show", "x", "--host-id", "y", code=2)

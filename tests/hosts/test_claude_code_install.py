@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from kenning.archive.importers import import_claude_code
 from kenning.archive.store import Archive
 from kenning.bench import hosts as hosts_bench
 from kenning.cli import cli
@@ -123,6 +124,76 @@ def test_archiving_is_incremental_idempotent_and_waits_for_a_whole_line(tmp_path
         "user",
     ]
     assert stored[6].tool_name == "Edit"  # the call's name carried across passes
+    archive.close()
+
+
+def test_a_session_imported_first_is_taken_over_by_the_hooks_not_doubled(tmp_path: Path) -> None:
+    transcript = tmp_path / f"{HARNESS_ID}.jsonl"
+    lines = (HARNESS / f"{HARNESS_ID}.jsonl").read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(b"".join(lines[:8]))
+    archive = Archive(tmp_path / "state.db")
+    (imported,) = import_claude_code(archive, transcript).session_ids
+    had = len(archive.messages(imported))
+    transcript.write_bytes(b"".join(lines))  # the session went on: two more main-thread lines
+    event = {
+        "session_id": HARNESS_ID,
+        "transcript_path": str(transcript),
+        "hook_event_name": "Stop",
+    }
+    first = archive_new_lines(archive, HookEvent.parse(json.dumps(event)))
+    assert (first.session_id, first.added) == (imported, 2)
+    assert archive_new_lines(archive, HookEvent.parse(json.dumps(event))).added == 0
+    assert archive.sessions_by_host_id(HARNESS_ID) == [imported]
+    assert len(archive.messages(imported)) == had + 2
+    taken = archive.session(imported)
+    assert taken is not None and taken.meta["host"] == "claude-code"  # reviewed as the hooks' own
+    # The sub-agent line that came meanwhile is archived too, as the session's child.
+    (agent,) = archive.children(imported)
+    assert [m.content for m in archive.messages(agent.id)] == ["Search for other quokka callers."]
+    # From now on the hooks keep it: an import leaves it to them, and finds the
+    # sub-agent already there under the key it would give it.
+    again = import_claude_code(archive, transcript)
+    assert (again.sessions_imported, again.sessions_skipped, again.messages_updated) == (0, 1, 0)
+    assert again.skipped_events["session archived live by kenning hosts"] == 1
+    assert (again.subagent_sessions, again.messages_imported) == (0, 0)
+    assert len(archive.messages(imported)) == had + 2 and len(archive.children(imported)) == 1
+    archive.close()
+
+
+def test_sub_agent_lines_archived_live_go_to_one_child_session_per_sub_agent(
+    tmp_path: Path,
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+
+    def line(uuid: str, parent: str | None, kind: str, text: str, side: bool = False) -> bytes:
+        message: dict[str, object] = {"role": kind, "content": text}
+        if kind == "assistant":
+            message = {"id": f"m-{uuid}", "role": kind, "content": [{"type": "text", "text": text}]}
+        data = {"type": kind, "sessionId": "live-1", "uuid": uuid, "parentUuid": parent,
+                "isSidechain": side, "message": message}  # fmt: skip
+        return json.dumps(data).encode() + b"\n"
+
+    event = HookEvent.parse(
+        json.dumps({"session_id": "live-1", "transcript_path": str(transcript)})
+    )
+    archive = Archive(tmp_path / "state.db")
+    transcript.write_bytes(
+        line("u1", None, "user", "Audit the pantry.")
+        + line("u2", "u1", "user", "Find the expiry code.", side=True)
+    )
+    first = archive_new_lines(archive, event)
+    assert first.session_id is not None
+    with transcript.open("ab") as handle:  # the next pass: the chain goes on across passes
+        handle.write(line("u3", "u2", "assistant", "expiry.py line 12.", side=True))
+        handle.write(line("u4", "u1", "user", "Find the label code.", side=True))
+        handle.write(line("u5", "u1", "assistant", "Both found."))
+    archive_new_lines(archive, event)
+    main = [m.content for m in archive.messages(first.session_id)]
+    assert main == ["Audit the pantry.", "Both found."]
+    talks = sorted(
+        [m.content for m in archive.messages(c.id)] for c in archive.children(first.session_id)
+    )
+    assert talks == [["Find the expiry code.", "expiry.py line 12."], ["Find the label code."]]
     archive.close()
 
 

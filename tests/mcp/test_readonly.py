@@ -196,6 +196,39 @@ def test_read_only_reads_what_another_writer_left_in_the_wal_and_changes_nothing
     assert "Traceback" not in errlog.read()
 
 
+@pytest.mark.parametrize("writer_state", ["connected", "crash"])
+def test_read_only_search_finds_messages_archived_since_the_last_index_update(
+    writer_state: str, home_dir: Path, errlog: IO[str], past_session: str
+) -> None:
+    """The read-only server cannot add them to the search index: it still finds them."""
+    used_home(home_dir)  # indexed up to here by a writable search
+    writer: subprocess.Popen[str] | None = None
+
+    async def main() -> None:
+        nonlocal writer
+        params = stdio_params(home_dir, "--read-only", env=KEYWORD)
+        async with stdio_session(params, errlog=errlog) as s:
+            none_yet = await call(s, "session_search", query="quartz-lantern rotated")
+            assert none_yet["success"] and none_yet["sessions"] == []
+            writer, sid = start_writer(home_dir, writer_state)  # another process archives
+            before = state_of(home_dir)
+            found = await call(s, "session_search", query="quartz-lantern rotated")
+            assert found["success"] and found["sessions"][0]["session_id"] == sid, found
+            assert "quartz-lantern" in json.dumps(found["sessions"][0])
+            # Older messages are still found through the index, as before.
+            staging = await call(s, "session_search", query="deploy staging")
+            assert staging["sessions"][0]["session_id"] == past_session
+            assert state_of(home_dir) == before  # and the server wrote nothing
+
+    try:
+        anyio.run(main)
+    finally:
+        if writer is not None and writer.poll() is None:
+            writer.communicate("done\n", timeout=30)
+    errlog.seek(0)
+    assert "Traceback" not in errlog.read()
+
+
 def test_a_wal_without_its_shm_is_refused_with_what_to_do(
     home_dir: Path, past_session: str
 ) -> None:

@@ -166,6 +166,11 @@ class Archive:
     def message(self, message_id: int) -> Message | None:
         return self.storage.sessions.message(message_id)
 
+    def rewrite(self, message_id: int, message: Message) -> None:
+        """Give a stored message what a re-import read for it (a harness line now a
+        system row); its place and time stay, the search index follows."""
+        self.storage.sessions.rewrite(message_id, message)
+
     def mark_compacted(self, session_id: str, seqs: Sequence[int]) -> int:
         """Hide messages from the live context; they stay in the archive and in search."""
         return self.storage.sessions.mark_compacted(session_id, seqs)

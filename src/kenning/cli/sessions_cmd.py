@@ -116,7 +116,7 @@ def _store(state: CliState, parsed: ParsedImport) -> ImportReport:
 
 
 def _print_report(report: ImportReport) -> None:
-    if isinstance(report, JsonlReport):
+    if isinstance(report, JsonlReport):  # and HostReport, its kind
         for line in report.describe():
             click.echo(line)
     else:
@@ -188,9 +188,14 @@ def show_cmd(
             f"no session {session_id!r} in the archive; see `kenning sessions list`"
         )
     messages = archive.messages(session_id, limit=limit)
+    children = archive.children(session_id)
     if as_json:
         echo_json(
-            {"session": dataclasses.asdict(session), "messages": [m.to_dict() for m in messages]}
+            {
+                "session": dataclasses.asdict(session),
+                "messages": [m.to_dict() for m in messages],
+                "children": [dataclasses.asdict(c) for c in children],
+            }
         )
         return
     _print_header(session)
@@ -199,6 +204,12 @@ def show_cmd(
     hidden = session.message_count - len(messages)
     if hidden > 0:
         click.echo(f"… {_plural(hidden, 'more message')} (raise --limit to see them)")
+    if children:
+        # Sub-agents and reviews run beside the conversation, so they are listed, not inlined.
+        click.echo(f"Sessions started from this one ({len(children)}):")
+        for child in children:
+            title = child.title or "(untitled)"
+            click.echo(f"  {child.id}  {title}  ({_plural(child.message_count, 'message')})")
 
 
 def _pick_session(archive: Archive, session_id: str | None, host_id: str | None) -> str:
@@ -216,7 +227,7 @@ def _pick_session(archive: Archive, session_id: str | None, host_id: str | None)
             "or see `kenning sessions list`"
         )
     if len(found) > 1:
-        # Imported twice as it grew (each import keys the content): the newest is the fullest.
+        # Imported twice by a Kenning older than host-id keys: the newest is the fullest.
         click.echo(
             f"{len(found)} sessions have host id {host_id!r} ({', '.join(found)}); "
             "showing the newest.",

@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kenning.archive.importers.claude_code import messages_since
+from kenning.archive.importers.claude_code import messages_since, sidechains_since
 from kenning.archive.store import Message
 from kenning.home import Home
 from kenning.hosts import install as generic
@@ -63,6 +63,14 @@ def parse_lines(
     """New transcript lines of ``session_id`` as messages (see ``messages_since``)."""
     mine = [e for e in events if isinstance(e, dict) and e.get("sessionId") == session_id]
     return messages_since(mine, carry)
+
+
+def parse_sidechains(
+    events: list[Any], chains: dict[str, str], session_id: str
+) -> tuple[dict[str, tuple[list[Message], str | None]], dict[str, str]]:
+    """New sub-agent lines of ``session_id``, by child session (see ``sidechains_since``)."""
+    mine = [e for e in events if isinstance(e, dict) and e.get("sessionId") == session_id]
+    return sidechains_since(mine, chains)
 
 
 # -- the generic operations, for this host ---------------------------------------

@@ -8,7 +8,8 @@ reads each piece (``Places``, by scope) and the shape of its entries
 * one hook group per event in the host's settings file, running
   ``hook_entry.py`` (stdlib only, returns at once), which starts
   ``kenning hosts sync <host>`` in the background;
-* agent-made skills, copied into the host's skills folder (``skills_export``);
+* agent-made skills, copied into the host's skills folder (``skills_export``),
+  and kept in step by the skills library at each change (``skills.exports``);
 * with the user's agreement, one ``@`` import line in the host's memory file
   (``CLAUDE.md``, ``GEMINI.md``) naming a file Kenning keeps rendered
   (``<home>/hosts/<host>-memory.md``).
@@ -43,6 +44,8 @@ from kenning.hosts.files import (
 )
 from kenning.hosts.skills_export import export_skills, remove_exported
 from kenning.mcp.hosts import NAME, launch
+from kenning.skills import exports
+from kenning.skills.library import SkillLibrary
 
 Scope = Literal["user", "project"]
 
@@ -213,10 +216,13 @@ def uninstall(spec: HostSpec, home: Home, places: Places) -> list[str]:
         )
     notes = remove_values(manifest)
     remove_lines(manifest)
-    notes.extend(remove_exported(manifest, Path(manifest.skills_dir)).skipped)
-    kept = manifest.remove_created()
+    # Under the exports' lock: a skill change followed meanwhile would re-export
+    # into a folder this is emptying, or save the manifest back after it is gone.
+    with exports.locked(home.root):
+        notes.extend(remove_exported(manifest, Path(manifest.skills_dir)).skipped)
+        kept = manifest.remove_created()
+        path.unlink(missing_ok=True)
     notes.extend(f"{name} holds files that are not Kenning's; left in place" for name in kept)
-    path.unlink(missing_ok=True)
     if not list(path.parent.glob(f"{spec.name}-*.json")):
         memory_file(spec, home).unlink(missing_ok=True)
     return notes
@@ -233,16 +239,12 @@ def manifests(spec: HostSpec, home: Home) -> list[tuple[Path, Manifest]]:
 
 def refresh(spec: HostSpec, home: Home) -> list[str]:
     """Bring every installed scope's skills folder and the memory file in step."""
-    notes: list[str] = []
     installed = manifests(spec, home)
     if installed and any(m.lines for _, m in installed):
         render_memory(spec, home)
-    for path, manifest in installed:
-        target = Path(manifest.skills_dir)
-        report = export_skills(home, manifest, target)
-        notes.extend(report.skipped)
-        manifest.save(path)
-    return notes
+    # The library already follows each change as it is made; this catches up
+    # with changes made while the export failed (a folder not writable then).
+    return exports.follow(SkillLibrary.for_home(home), f"{spec.name}-*.json")
 
 
 def render_memory(spec: HostSpec, home: Home) -> None:

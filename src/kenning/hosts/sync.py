@@ -9,7 +9,11 @@ document). One pass:
    up to its last complete line, parsed by the host's module
    (``claude_code.parse_lines``, ``gemini_cli.parse_lines``), appended to the
    one archive session of this host session (``import_key``
-   ``<host>:live:<session id>``). The messages and the new offset are
+   ``<host>:live:<session id>``, or the session ``kenning sessions import``
+   stored under ``<host>:session:<session id>``, taken over on the first pass
+   by adding only the lines it lacks). Sub-agent (sidechain) lines go to
+   one child session per sub-agent, keyed as an import keys them
+   (``<host>:session:<session id>/sidechain/<agent>``). The messages and the new offset are
    written in one transaction, so a pass killed midway archives nothing twice
    and loses nothing: the next pass starts from the same offset.
 2. Review, on the rules of Kenning's own sessions: after the end of a turn
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from kenning.archive.importers.common import to_timestamp
+from kenning.archive.importers.host_keyed import reconcile, session_key
 from kenning.archive.store import Archive
 from kenning.home import Home
 from kenning.hosts.files import HostFileError
@@ -105,9 +110,14 @@ def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-co
     module = host_module(host)
     report = SyncReport()
     key = f"{host}:live:{event.session_id}"
-    sid = archive.session_by_import_key(key)
+    # A session `kenning sessions import` stored first is taken over, not doubled:
+    # the first pass reads the whole transcript and adds only the lines it lacks.
+    sid = archive.session_by_import_key(key) or archive.session_by_import_key(
+        session_key(host, event.session_id)
+    )
     stored = archive.session(sid) if sid else None
     meta = stored.meta if stored else {}
+    adopting = sid is not None and "offset" not in meta
     offset = int(meta.get("offset") or 0)
     try:
         with event.transcript.open("rb") as handle:
@@ -136,11 +146,12 @@ def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-co
     carry: dict[str, Any] = stored_carry if isinstance(stored_carry, dict) else {}
     messages, carry, title = module.parse_lines(events, carry, event.session_id)
     report.offset = offset + end
-    report.user_turns = sum(1 for m in messages if m.role == "user")
-    report.replies = sum(1 for m in messages if m.role == "assistant")
     if sid is None and not messages:
         return report  # nothing said yet: no empty session
     with archive.storage.transaction():
+        if adopting:
+            assert sid is not None
+            messages, _ = reconcile(archive, sid, messages)
         if sid is None:
             first = next(
                 (to_timestamp(e.get("timestamp")) for e in events if isinstance(e, dict)), None
@@ -161,13 +172,55 @@ def archive_new_lines(archive: Archive, event: HookEvent, host: str = "claude-co
             )
         for message in messages:
             archive.append(sid, message)
+        report.user_turns = sum(1 for m in messages if m.role == "user")
+        report.replies = sum(1 for m in messages if m.role == "assistant")
         tokens_in = sum(m.input_tokens or 0 for m in messages)
         tokens_out = sum(m.output_tokens or 0 for m in messages)
         if tokens_in or tokens_out:
             archive.add_usage(sid, tokens_in, tokens_out)
-        archive.update_session_meta(sid, {"offset": report.offset, "carry": carry})
+        updates: dict[str, Any] = {"offset": report.offset, "carry": carry}
+        if adopting:  # from now on the hooks' session: reviewed, counted by `hosts status`
+            updates |= {"host": host, "transcript": str(event.transcript)}
+        sidechains = getattr(module, "parse_sidechains", None)
+        if sidechains is not None:
+            updates["chains"] = _archive_sidechains(
+                archive, sidechains, events, meta.get("chains"), sid, host, event
+            )
+        archive.update_session_meta(sid, updates)
     report.session_id, report.added = sid, len(messages)
     return report
+
+
+def _archive_sidechains(
+    archive: Archive,
+    parse: Any,
+    events: list[Any],
+    chains: Any,
+    parent: str,
+    host: str,
+    event: HookEvent,
+) -> dict[str, str]:
+    """The pass's sub-agent lines, each sub-agent in its child session (the one an
+    import of the transcript keys the same way); returns the chains to carry on."""
+    groups, chains = parse(events, chains if isinstance(chains, dict) else {}, event.session_id)
+    for origin, (messages, title) in groups.items():
+        key = session_key(host, origin)
+        child = archive.session_by_import_key(key)
+        if child is None:
+            child = archive.start_session(
+                "import",
+                parent_id=parent,
+                title=title,
+                workspace=event.cwd,
+                started_at=next((m.created_at for m in messages if m.created_at), None),
+                import_key=key,
+                meta={"format": host, "sidechain": True, "parent_session_id": event.session_id},
+            )
+        else:
+            messages, _ = reconcile(archive, child, messages)  # an import stored it first
+        for message in messages:
+            archive.append(child, message)
+    return dict(chains)
 
 
 def sync(

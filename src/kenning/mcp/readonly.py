@@ -8,8 +8,11 @@ make sure nothing *reachable* from the reading tools writes either:
   (``kenning.storage.sqlite.connection.connect_readonly``), so any write through it
   (recording a session, syncing the search index, storing recalls or
   embeddings) fails inside SQLite instead of landing. The search engine
-  treats a failed index sync as a note ("the index could not be updated"),
-  so searches still answer from the index as it is. Each call gets a fresh
+  treats a failed index sync as a note ("the index could not be updated")
+  and still finds what was archived since the last writable search: the
+  queued messages are matched by keyword without writing the index
+  (``index.pending_matches``), and only the query is embedded, so stored
+  vectors serve the rest. Each call gets a fresh
   connection (``settle`` after it), because how to open depends on whether
   a writer is connected at that moment.
 - :class:`ReadOnlySkillLibrary` loads skills without counting a use (which

@@ -130,6 +130,7 @@ class SearchEngine:
         self._worker: ThreadPoolExecutor | None = None  # dense search beside FTS5, big archives
         self._doc_count: tuple[bytes | None, int] | None = None  # (index fingerprint, count)
         self._candidates = CandidateMeta()
+        self._index_behind = False  # this search could not sync the text index
         self._term_docs: dict[str, int] = {}  # FTS token -> body docs, until the index changes
         # (kind, id) -> the parts of its score, filled by the scorers while ``explain`` runs
         self._parts: dict[tuple[Kind, int], dict[str, float]] | None = None
@@ -186,12 +187,14 @@ class SearchEngine:
 
     def _catch_up(self, kinds: Sequence[Kind], notes: list[str]) -> bool:
         """Cheap pre-search indexing; returns whether dense search may run."""
+        self._index_behind = False
         try:
             self.storage.index.sync()
             if "chunk" in kinds and self.layout is not None:
                 self._sync_chunks()
         except StorageUnavailable as exc:
-            notes.append(f"the index could not be updated ({exc}); newest items may be missing")
+            self._index_behind = True  # not writable now (read-only): keyword-match the queue
+            notes.append(f"the index could not be updated ({exc}); new messages: keywords only")
         if self.embedder is None:
             notes.append("keyword-only search: no embedder is configured")
             return False
@@ -202,7 +205,8 @@ class SearchEngine:
             return False
         try:
             backlog = vectors.pending()
-            if 0 < backlog <= self.config.embed_on_search:
+            # Not stored either when the index could not be: only the query is embedded.
+            if 0 < backlog <= self.config.embed_on_search and not self._index_behind:
                 vectors.embed_pending(self.embedder)
             elif backlog:
                 notes.append(
@@ -383,6 +387,8 @@ class SearchEngine:
         rows = text_index.match_messages(kept, scope, lexical.LEX_LIMIT)
         best = max((s for _, s in rows), default=0.0)
         lex = {i: s / best for i, s in rows} if best > 0 else {i: 1.0 for i, _ in rows}
+        if self._index_behind:
+            lex |= lexical.pending_scores(text_index, kept, scope, n_docs, self._term_docs)
         power = self.params.lex_confidence_power
         if power > 0 and rows:
             counts = text_index.term_doc_counts("message", terms, self._term_docs)

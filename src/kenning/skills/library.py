@@ -38,7 +38,7 @@ from kenning.config import SkillsConfig
 from kenning.history import History
 from kenning.paths import HomeLayout
 from kenning.safety import threats
-from kenning.skills import files, guards, scan, validate
+from kenning.skills import exports, files, guards, scan, validate
 from kenning.skills.catalog import BUNDLED_DIR, Catalog, Located, SkillInfo
 from kenning.skills.changes import Change, Plan, checked, files_hint, not_found, plan
 from kenning.skills.errors import ErrorKind, SkillError
@@ -117,6 +117,7 @@ class SkillLibrary:
         self.catalog = Catalog(self.dir, bundled_dir)
         self.reads = ReadLog()
         self.recorder = Recorder(layout.root, self.dir, history, self.state, self.proposals)
+        self.recorder.after = lambda: exports.follow_quietly(self)
 
     @classmethod
     def for_home(cls, home: Home, **kwargs: Any) -> SkillLibrary:

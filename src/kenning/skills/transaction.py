@@ -9,7 +9,9 @@ flock: threads and processes queue, and a killed process releases it). Then:
 2. the caller's files are written (each atomically), then ``.state.json``,
    then the decided proposal if any; if the disk refuses any step, the steps
    already done are undone, in reverse, and nothing is recorded;
-3. one commit records the change: a subject line, the effects, who asked and why.
+3. one commit records the change: a subject line, the effects, who asked and why;
+4. the copies exported from the library (``exports``: a host's skills folder)
+   are brought in step, so a patch or a retirement reaches them at once.
 
 Use counters (``.usage.json``) are kept out of history by a ``skills/.gitignore``
 written, and committed on its own, before the first write of a home.
@@ -81,6 +83,8 @@ class Recorder:
         self.history = history
         self.state = state
         self.proposals = proposals
+        # Run after each recorded change (the library keeps exported copies in step).
+        self.after: Callable[[], None] | None = None
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -129,7 +133,10 @@ class Recorder:
                 f"The disk refused the change ({exc.strerror or exc}); everything was put back.",
                 "Check free space and permissions of the Kenning home, then retry.",
             ) from exc
-        return self.history.record([self.dir], note.message())
+        recorded = self.history.record([self.dir], note.message())
+        if self.after is not None:
+            self.after()
+        return recorded
 
 
 def proposal_suffix(accepting: Proposal | None) -> str:

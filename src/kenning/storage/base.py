@@ -108,6 +108,11 @@ class Sessions(Protocol):
     ) -> list[Message]: ...
 
     def message(self, message_id: int) -> Message | None: ...
+    def rewrite(self, message_id: int, message: Message) -> None:
+        """The stored message ``message_id`` takes ``message``'s role, speaker, content,
+        tool fields and meta (its id, seq, session and time stay); the index
+        triggers re-index it, or drop it when it became a system row."""
+
     def mark_compacted(self, session_id: str, seqs: Sequence[int]) -> int: ...
     def message_ids(self, session_id: str, seqs: Sequence[int]) -> dict[int, int]: ...
     def all_messages(self) -> list[Message]: ...
@@ -163,6 +168,13 @@ class TextIndex(Protocol):
     def match_chunks(
         self, terms: list[str], scope: SearchFilters, limit: int
     ) -> list[tuple[int, float]]: ...
+
+    def pending_matches(
+        self, terms: list[str], scope: SearchFilters, limit: int
+    ) -> dict[int, list[int]]:
+        """For the newest ``limit`` messages in ``scope`` still queued for the index:
+        which of ``terms`` (their positions) each holds, read through the index's
+        own tokenizer without writing the index (a search that cannot sync it)."""
 
     def match_plain(self, match: str, limit: int) -> list[int]:
         """Message ids for a raw FTS5 expression by plain bm25 (a benchmark baseline)."""

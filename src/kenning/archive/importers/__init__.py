@@ -4,7 +4,8 @@ Every format is a parser (``parse_<format>(path) -> ParsedImport``, pure, whole
 source validated before anything is written) plus ``common.store``, which
 writes each session in one transaction under a content-derived ``import_key``.
 ``FORMATS`` maps the CLI's format names to the parsers; ``STORERS`` names the
-formats with a storer of their own (jsonl: sessions keyed by their id).
+formats with a storer of their own (jsonl and claude-code: sessions keyed by
+their id, updated in place on a re-import).
 ``read_source`` and ``store_parsed`` are the two steps of ``kenning sessions
 import`` (and of ``home.sessions.import_file``). Installed plugins add formats
 through their ``register_importers`` hook (``kenning.plugins``): a parser
@@ -27,6 +28,7 @@ from kenning.archive.importers.common import (
     Progress,
     store,
 )
+from kenning.archive.importers.host_keyed import HostReport, store_host_keyed
 from kenning.archive.importers.jsonl import JsonlReport, import_jsonl, parse_jsonl, store_jsonl
 from kenning.archive.importers.locomo import (
     LocomoConversation,
@@ -51,7 +53,12 @@ FORMATS: dict[str, Callable[[Path], ParsedImport]] = {
 }
 # Formats that store differently from ``common.store``: jsonl appends new lines
 # to sessions already in the archive instead of keying whole sessions.
-STORERS: dict[str, Callable[..., ImportReport]] = {"jsonl": store_jsonl}
+# Claude Code sessions are keyed by their own session id and messages by line
+# uuid, so a re-import updates them in place (``host_keyed``).
+STORERS: dict[str, Callable[..., ImportReport]] = {
+    "jsonl": store_jsonl,
+    "claude-code": store_host_keyed,
+}
 
 Parser = Callable[[Path], ParsedImport]
 
@@ -118,6 +125,7 @@ def store_parsed(
 __all__ = [
     "FORMATS",
     "STORERS",
+    "HostReport",
     "ImportFormatError",
     "ImportReport",
     "ImportedSession",
@@ -144,6 +152,7 @@ __all__ = [
     "read_locomo",
     "read_source",
     "store",
+    "store_host_keyed",
     "store_jsonl",
     "store_parsed",
 ]

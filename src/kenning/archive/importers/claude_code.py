@@ -7,6 +7,17 @@ Everything else (``file-history-snapshot``, unknown future types) is skipped
 and counted in the report, never an error. An event seen twice (a resumed
 session copies its history) is kept once, by ``uuid``.
 
+Sidechain events (``isSidechain``: a sub-agent the Task tool started, written
+into the parent's file or, in newer versions, into ``subagents/agent-*.jsonl``)
+are a conversation of their own: each sub-agent (its ``agentId``, else the
+chain of ``parentUuid`` links its lines form) becomes a child session of the
+main one, typed the same way, so its work is searchable without interleaving
+with the main conversation.
+
+Sessions are stored by ``host_keyed``: keyed by the session id, messages by
+line ``uuid``, so importing a folder again updates what is there (appends new
+lines, re-types old rows) and never duplicates a session.
+
 A damaged line (not UTF-8, not JSON, too deeply nested, or a message event
 without its ``sessionId`` or ``message``) is skipped and reported with its
 file and line; so is a file that cannot be read, or is not a regular file
@@ -37,15 +48,14 @@ from typing import Any
 from kenning.archive.importers.common import (
     ImportedSession,
     ImportFormatError,
-    ImportReport,
     ParsedImport,
     Problem,
     Progress,
     first_line,
     read_jsonl,
-    store,
     to_timestamp,
 )
+from kenning.archive.importers.host_keyed import HostReport, store_host_keyed
 from kenning.archive.importers.sources import check_source
 from kenning.archive.store import Archive, Message
 
@@ -64,6 +74,8 @@ class _Event:
 class _Session:
     events: list[_Event] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    parent: str | None = None  # a sidechain's main session id
+    agent: str | None = None  # a sidechain's agentId, when the lines name it
 
 
 def parse_claude_code(path: Path | str) -> ParsedImport:
@@ -78,7 +90,7 @@ def parse_claude_code(path: Path | str) -> ParsedImport:
     skipped: Counter[str] = Counter()
     problems: list[Problem] = []
     sessions: dict[str, _Session] = {}
-    owner: dict[str, str] = {}  # event uuid -> sessionId, to place summaries
+    owner: dict[str, str] = {}  # event uuid -> session key, to place summaries
     summaries: list[tuple[str, str]] = []
     for file in files:
         try:
@@ -95,10 +107,10 @@ def parse_claude_code(path: Path | str) -> ParsedImport:
         else:
             skipped["summary of a session not in this import"] += 1
     imported = []
-    for session_id, session in sessions.items():
-        built = _build(session_id, session, titles.get(session_id), skipped)
+    for key, session in sessions.items():
+        built = _build(key, session, titles.get(key), skipped)
         if built is None:
-            skipped["empty session"] += 1
+            skipped["empty sidechain" if session.parent else "empty session"] += 1
         else:
             imported.append(built)
     problems.sort(key=lambda p: (p.path, p.line or 0))
@@ -107,8 +119,8 @@ def parse_claude_code(path: Path | str) -> ParsedImport:
 
 def import_claude_code(
     archive: Archive, path: Path | str, *, progress: Progress | None = None
-) -> ImportReport:
-    return store(archive, parse_claude_code(path), progress=progress)
+) -> HostReport:
+    return store_host_keyed(archive, parse_claude_code(path), progress=progress)
 
 
 def _read_file(
@@ -135,27 +147,41 @@ def _read_file(
         if kind not in _MESSAGE_TYPES:
             skipped[f"{kind} event"] += 1
             continue
-        if event.get("isSidechain"):
-            # Sidechains are sub-agent (Task tool) conversations written into
-            # the parent's file; their outcome already reaches the main thread
-            # as the Task tool's result, so importing them would duplicate it
-            # and interleave two conversations in one turn order.
-            skipped["sidechain event"] += 1
-            continue
         session_id = event["sessionId"]
         uuid = event.get("uuid")
+        if isinstance(uuid, str) and uuid in owner:
+            skipped["duplicate event"] += 1
+            continue
+        key, agent = session_id, None
+        if event.get("isSidechain"):
+            key, agent = sidechain_key(event, owner)
         if isinstance(uuid, str):
-            if uuid in owner:
-                skipped["duplicate event"] += 1
-                continue
-            owner[uuid] = session_id
+            owner[uuid] = key
         stamp = to_timestamp(event.get("timestamp"))
         last_time = stamp if stamp is not None else last_time
-        session = sessions.setdefault(session_id, _Session())
+        session = sessions.setdefault(key, _Session())
+        if key != session_id:
+            session.parent, session.agent = session_id, agent
         session.events.append(_Event(event, last_time, file.name))
         if file.name not in session.files:
             session.files.append(file.name)
     return problems
+
+
+def sidechain_key(event: dict[str, Any], owner: dict[str, str]) -> tuple[str, str | None]:
+    """The child session a sidechain line belongs to, and its agent id if named.
+
+    A line continues the sub-agent its ``parentUuid`` belongs to; the first
+    line of a sub-agent links to the main thread (or to nothing) and opens it.
+    """
+    session_id = event["sessionId"]
+    agent = event.get("agentId")
+    if isinstance(agent, str) and agent:
+        return f"{session_id}/sidechain/{agent}", agent
+    parent = owner.get(str(event.get("parentUuid")))
+    if parent is not None and parent.startswith(f"{session_id}/sidechain/"):
+        return parent, None
+    return f"{session_id}/sidechain/{event.get('uuid') or 'root'}", None
 
 
 def _shape_problem(event: Any) -> str | None:
@@ -163,7 +189,7 @@ def _shape_problem(event: Any) -> str | None:
     if not isinstance(event, dict):
         return "expected a JSON object"
     kind = event.get("type")
-    if kind not in _MESSAGE_TYPES or event.get("isSidechain"):
+    if kind not in _MESSAGE_TYPES:
         return None  # skipped and counted, whatever else it holds
     a = "an" if kind == "assistant" else "a"
     session_id = event.get("sessionId")
@@ -175,7 +201,7 @@ def _shape_problem(event: Any) -> str | None:
 
 
 def _build(
-    session_id: str, session: _Session, title: str | None, skipped: Counter[str]
+    origin: str, session: _Session, title: str | None, skipped: Counter[str]
 ) -> ImportedSession | None:
     # A session resumed into another file continues there: order by time,
     # stably, so lines of one file keep their order.
@@ -192,14 +218,21 @@ def _build(
         m if m.created_at is not None else replace(m, created_at=started_at)
         for m in builder.messages
     ]
-    meta: dict[str, Any] = {"session_id": session_id, "files": session.files}
+    meta: dict[str, Any] = {"files": session.files}
+    if session.parent is None:
+        meta["session_id"] = origin  # what ``sessions show --host-id`` finds
+    else:
+        meta |= {"sidechain": True, "parent_session_id": session.parent}
+        if session.agent:
+            meta["agent_id"] = session.agent
     for key, name in (("gitBranch", "git_branch"), ("version", "claude_code_version")):
         if isinstance(first.get(key), str) and first[key]:
             meta[name] = first[key]
     cwd = next((e.data["cwd"] for e in events if isinstance(e.data.get("cwd"), str)), None)
     return ImportedSession(
         format=FORMAT,
-        origin=session_id,
+        origin=origin,
+        parent_origin=session.parent,
         started_at=started_at,
         messages=messages,
         title=title or builder.first_prompt(),
@@ -412,7 +445,8 @@ def messages_since(
     ``carry`` is what the earlier lines left for these (``call_names``: tool
     names by call id, for the results; ``model``); returned updated, with the
     first user prompt as a title when these are the first lines. Lines an
-    import skips (damaged, sidechains, noise) are skipped here too.
+    import skips (damaged, noise) are skipped here too; sidechains are
+    ``sidechains_since``'s.
     """
     builder = _Builder(Counter())
     names = carry.get("call_names")
@@ -429,3 +463,37 @@ def messages_since(
     answered = {m.tool_call_id for m in builder.messages if m.role == "tool"}
     pending = {k: v for k, v in builder.call_names.items() if k not in answered}
     return builder.messages, {"call_names": pending, "model": builder.model}, builder.first_prompt()
+
+
+CHAINS_KEPT = 500  # sidechain line -> sub-agent links carried between passes
+
+
+def sidechains_since(
+    events: list[Any], chains: dict[str, str]
+) -> tuple[dict[str, tuple[list[Message], str | None]], dict[str, str]]:
+    """The sub-agent (sidechain) messages of a transcript's new lines, by the child
+    session origin an import gives them, each with its title.
+
+    ``chains`` maps earlier sidechain line uuids to their sub-agent (a line
+    continues the sub-agent of its ``parentUuid``); returned updated, only the
+    newest ``CHAINS_KEPT`` kept, as a chain links to its latest lines.
+    """
+    owner = dict(chains)
+    grouped: dict[str, list[_Event]] = {}
+    for data in events:
+        if _shape_problem(data) is not None or data.get("type") not in _MESSAGE_TYPES:
+            continue
+        if not data.get("isSidechain"):
+            continue
+        key, _ = sidechain_key(data, owner)
+        if isinstance(data.get("uuid"), str):
+            owner[data["uuid"]] = key
+        grouped.setdefault(key, []).append(_Event(data, to_timestamp(data.get("timestamp")), ""))
+    found: dict[str, tuple[list[Message], str | None]] = {}
+    for key, group in grouped.items():
+        builder = _Builder(Counter())
+        for item in group:
+            builder.add(item)
+        if builder.messages:
+            found[key] = (builder.messages, builder.first_prompt())
+    return found, dict(list(owner.items())[-CHAINS_KEPT:])

@@ -67,6 +67,7 @@ class ImportedSession:
     model: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
     key: str = ""
+    parent_origin: str | None = None  # a sub-agent's session: the origin of the one it ran in
 
 
 @dataclass

@@ -187,7 +187,9 @@ def storage_error(exc: psycopg.Error) -> StorageError:
     """The backend-neutral error for ``exc`` (its message kept, ``exc`` chained)."""
     if isinstance(exc, pg_errors.IntegrityError):
         return StorageConflict(str(exc))
-    if isinstance(exc, psycopg.OperationalError):
+    if isinstance(exc, psycopg.OperationalError | pg_errors.ReadOnlySqlTransaction):
+        # A read-only open cannot write now, as SQLite's read-only open cannot:
+        # callers that can go on without the write (a search's index sync) do.
         return StorageUnavailable(f"PostgreSQL: {exc}")
     return StorageError(f"PostgreSQL: {exc}")
 

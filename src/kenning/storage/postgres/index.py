@@ -248,6 +248,40 @@ class PostgresIndex:
         joins = "JOIN memory_chunks c ON c.id = f.chunk_id JOIN memory_files mf ON mf.path = c.path"
         return self._ranked("chunk", terms, joins, where, params, limit)
 
+    def pending_matches(
+        self, terms: list[str], scope: SearchFilters, limit: int
+    ) -> dict[int, list[int]]:
+        """Queued messages' terms, their tsvectors computed in the query (nothing stored)."""
+        if not terms:
+            return {}
+        conn = self._conn()
+        where, params = scope_sql.messages(scope)
+        ids = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT m.id FROM search_fts_queue q JOIN messages m ON m.id = q.message_id "
+                f"JOIN sessions s ON s.id = m.session_id WHERE true {where} "
+                "ORDER BY m.id DESC LIMIT %s",
+                (*params, limit),
+            )
+        ]
+        rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (ids,)).fetchall()) if ids else []
+        if not rows:
+            return {}
+        docs = [int(r["id"]) for r in rows]
+        bodies = [fts.prepared(message_docs(r)[0]) for r in rows]
+        held: dict[int, list[int]] = {}
+        for n, term in enumerate(self._match_terms(terms)):
+            if not term.lexemes:
+                continue
+            for (item,) in conn.execute(
+                "SELECT id FROM unnest(%s::bigint[], %s::text[]) AS t(id, b) "
+                "WHERE to_tsvector('kenning', b) @@ %s::tsquery",
+                (docs, bodies, term.tsquery()),
+            ):
+                held.setdefault(int(item), []).append(n)
+        return held
+
     def match_plain(self, match: str, limit: int) -> list[int]:
         """Message ids for an FTS5 OR-of-phrases expression by plain bm25 (no column
         weights): the bare-full-text baseline the benchmarks rank against."""

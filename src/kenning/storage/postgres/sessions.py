@@ -190,6 +190,22 @@ class PostgresSessions:
         row = self._conn().execute("SELECT * FROM messages WHERE id = %s", (message_id,)).fetchone()
         return Message.from_row(row) if row else None
 
+    def rewrite(self, message_id: int, message: Message) -> None:
+        self._conn().execute(
+            """UPDATE messages SET role = %s, speaker = %s, content = %s, tool_calls = %s,
+                                   tool_name = %s, tool_call_id = %s, meta = %s WHERE id = %s""",
+            (
+                message.role,
+                message.speaker,
+                message.content,
+                _json(message.tool_calls),
+                message.tool_name,
+                message.tool_call_id,
+                _json(message.meta),
+                message_id,
+            ),
+        )
+
     def mark_compacted(self, session_id: str, seqs: Sequence[int]) -> int:
         if not seqs:
             return 0

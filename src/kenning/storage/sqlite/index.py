@@ -249,6 +249,47 @@ class SqliteIndex:
                   ORDER BY score DESC LIMIT ?"""
         return self._ranked(sql, terms, params, limit)
 
+    def pending_matches(
+        self, terms: list[str], scope: SearchFilters, limit: int
+    ) -> dict[int, list[int]]:
+        """Queued messages' terms, through a scratch FTS5 table of this connection's
+        own (``temp``: a read-only connection may write it; ``message_fts`` is untouched)."""
+        if not terms:
+            return {}
+        conn = self._conn()
+        where, params = scope_sql.messages(scope)
+        ids = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT m.id FROM search_fts_queue q JOIN messages m ON m.id = q.message_id "
+                f"JOIN sessions s ON s.id = m.session_id WHERE 1 {where} "
+                "ORDER BY m.id DESC LIMIT ?",
+                (*params, limit),
+            )
+        ]
+        if not ids:
+            return {}
+        have = {r[0] for r in conn.execute("SELECT name FROM temp.sqlite_master")}
+        if "kenning_pending" not in have:
+            conn.execute(
+                "CREATE VIRTUAL TABLE temp.kenning_pending USING fts5(body, "
+                "tokenize='porter unicode61')"
+            )
+        conn.execute("DELETE FROM temp.kenning_pending")
+        rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (json.dumps(ids),)).fetchall())
+        conn.executemany(
+            "INSERT INTO temp.kenning_pending (rowid, body) VALUES (?, ?)",
+            [(r["id"], cjk_index_text(message_docs(r)[0])) for r in rows],
+        )
+        held: dict[int, list[int]] = {}
+        for n, term in enumerate(terms):
+            for (rowid,) in conn.execute(
+                "SELECT rowid FROM temp.kenning_pending WHERE kenning_pending MATCH ?",
+                (quote_term(term),),
+            ):
+                held.setdefault(int(rowid), []).append(n)
+        return held
+
     def match_plain(self, match: str, limit: int) -> list[int]:
         """Message ids for a raw FTS5 ``MATCH`` expression by plain ``bm25``: the
         bare-FTS5 baseline the benchmarks time Kenning's ranking against."""
