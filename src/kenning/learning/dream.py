@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -49,6 +49,7 @@ from kenning import clock
 from kenning.fsutil import FileStamp, atomic_write, held
 from kenning.home import Home
 from kenning.learning import dream_sources as src
+from kenning.learning import dream_supersede as supersede
 from kenning.learning.dream_report import render_report, write_report
 from kenning.memory import restate
 from kenning.memory.entries import (
@@ -63,10 +64,7 @@ from kenning.safety import threats
 from kenning.storage.text import query_terms
 
 PHASES = ("light", "rem", "deep")
-DUPLICATE = 0.9  # Jaccard above which two candidates are one
-# Statements this close together are a list, not a correction (as in search's
-# supersession, ``fusion.RankParams.supersede_gap_s``).
-SUPERSEDE_GAP_S = 600.0
+DUPLICATE = supersede.DUPLICATE  # Jaccard above which two candidates are one
 COVERED = 0.6  # ... and above which an existing MEMORY.md entry already says it
 WEIGHTS = {
     "relevance": 0.30,
@@ -166,6 +164,7 @@ class Dreamer:
         *,
         clock: Callable[[], datetime] = clock.local,
         before_write: Callable[[], None] | None = None,
+        superseders: supersede.Index = supersede.Superseders,
     ) -> None:
         self.home = home
         self.config = home.config.dream
@@ -173,6 +172,9 @@ class Dreamer:
         # Called after MEMORY.md was read and before it is written back (tests
         # use it to play the user who edits the file at the worst moment).
         self.before_write = before_write
+        # How a newer statement is found (``supersede.exhaustive`` in tests and
+        # the benchmark: the same answers, every statement weighed).
+        self.superseders = superseders
 
     # -- gathering ------------------------------------------------------------------------
 
@@ -264,7 +266,10 @@ class Dreamer:
         window = cfg.max_age_days + cfg.rem_days
         scored = rank([score(c, now, theme_words) for c in self.candidates(now, window)])
         first = now.date() - timedelta(days=max(1, window) - 1)
-        later = superseders(src.said_since(self.home, self.home.archive.storage, first))
+        # Only what was said after the earliest candidate can supersede one.
+        since = min((supersede.after(s.candidate) for s in scored), default=math.inf)
+        said = src.said_since(self.home, self.home.archive.storage, first, since) if scored else []
+        later = self.superseders(said, [s.candidate for s in scored])
         new_entries = list(entries)
         for item in scored:
             item.superseded_by = later(item.candidate)
@@ -441,36 +446,6 @@ def merge_near_duplicates(found: list[src.Candidate]) -> list[src.Candidate]:
         else:
             kept.append(candidate)
     return kept
-
-
-def superseders(
-    said: list[src.Statement],
-) -> Callable[[src.Candidate], src.Statement | None]:
-    """A lookup: the newest statement said after a candidate (``SUPERSEDE_GAP_S``
-    or more after its newest source) that keeps its subject and changes its
-    value (``memory.restate.contradicts``), or None. Questions ask, they do not
-    correct; a near-duplicate is the same fact said again."""
-    kept = [(s, s.tokens) for s in said if not s.text.rstrip().endswith(("?", "？"))]
-    postings: dict[str, list[int]] = {}
-    for k, (_, words) in enumerate(kept):
-        for word in words:
-            postings.setdefault(word, []).append(k)
-
-    def newest_against(candidate: src.Candidate) -> src.Statement | None:
-        words = candidate.tokens
-        after = max(s.at for s in candidate.sources) + SUPERSEDE_GAP_S
-        shared = Counter(k for w in words for k in postings.get(w, ()))
-        found = [
-            kept[k][0]
-            for k, n in shared.items()
-            if n >= restate.SHARED
-            and kept[k][0].source.at >= after
-            and src.jaccard(words, kept[k][1]) < DUPLICATE
-            and restate.contradicts(words, kept[k][1])
-        ]
-        return max(found, key=lambda s: s.source.at, default=None)
-
-    return newest_against
 
 
 def score(candidate: src.Candidate, now: datetime, theme_words: set[str]) -> Scored:
