@@ -419,6 +419,31 @@ def bench_ui(messages: int, requests: int, embedder: str, as_json: bool) -> None
         click.echo(line)
 
 
+@bench.command("dream")
+@click.option(
+    "--sizes", default="10000,100000", show_default=True, help="Archive sizes, comma-separated."
+)
+@json_option
+def bench_dream(sizes: str, as_json: bool) -> None:
+    """`kenning dream --dry-run`'s time at each size, beside the exhaustive check's.
+
+    Temporary homes with N-message synthetic archives (as `bench ui`'s) and
+    recalled searches; the exhaustive check runs on sizes up to 20,000 only.
+    """
+    from kenning.bench import dream as dream_bench
+
+    try:
+        counts = [int(n) for n in sizes.split(",")]
+    except ValueError:
+        raise click.BadParameter(f"{sizes!r}: give sizes as numbers, e.g. 10000,100000") from None
+    if not counts or min(counts) < 100:
+        raise click.BadParameter("each size must be at least 100 messages")
+    progress = StagedProgress({"sizes": ("archives", len(counts))})
+    report = dream_bench.run(counts, progress=progress)
+    progress.finish()
+    emit(report, dream_bench.table, as_json)
+
+
 @bench.command("compaction")
 @click.option("--turns", default=400, show_default=True, help="Turns of the scripted session.")
 @click.option(

@@ -53,7 +53,7 @@ def _least_shared(words: frozenset[str]) -> int:
 
 def _changes(words: frozenset[str], later: frozenset[str]) -> bool:
     """Keeps the candidate's subject and changes its value; a near-duplicate is the fact again."""
-    return src.jaccard(words, later) < DUPLICATE and restate.contradicts(words, later)
+    return restate.contradicts(words, later) and src.jaccard(words, later) < DUPLICATE
 
 
 def after(candidate: src.Candidate) -> float:
@@ -102,9 +102,17 @@ class Superseders:
             posting, first = rest[word]
             seen.update(posting[first:])
         self.weighed += len(seen)
-        found = [
-            k for k in seen if len(words & words_of[k]) >= need and _changes(words, words_of[k])
-        ]
+        n, found = len(words), []
+        for k in seen:
+            later = words_of[k]
+            shared = len(words & later)
+            # restate's thresholds on the counts: a cheap test every contradiction passes
+            if shared < need or (
+                shared < restate.KEPT * n and shared < restate.JACCARD * (n + len(later) - shared)
+            ):
+                continue
+            if _changes(words, later):
+                found.append(k)
         if not found:
             return None
         # the newest; of statements of that same moment, the first said
