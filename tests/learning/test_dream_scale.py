@@ -9,6 +9,7 @@ verdicts and the same superseding statements.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -23,7 +24,7 @@ from kenning.home import Home
 from kenning.journal import Journal
 from kenning.learning import dream_sources as src
 from kenning.learning import dream_supersede as supersede
-from kenning.learning.dream import Dreamer
+from kenning.learning.dream import DUPLICATE, Dreamer, merge_near_duplicates
 from kenning.search.engine import SearchEngine
 from kenning.testing import frozen_clock
 
@@ -93,6 +94,65 @@ def test_a_correction_sharing_only_the_least_rare_words_is_found() -> None:
     assert found is not None and found.text == "quartz lantern meadow violet"
     assert lookup.weighed == 6
     assert supersede.exhaustive(said)(candidate) is found
+
+
+def _merged_pairwise(found: list[src.Candidate]) -> list[src.Candidate]:
+    """Near-duplicates merged by weighing every pair: the definition."""
+    kept: list[src.Candidate] = []
+    for candidate in sorted(found, key=lambda c: (-len(c.text), c.text)):
+        for other in kept:
+            if src.jaccard(candidate.tokens, other.tokens) >= DUPLICATE:
+                other.merge(candidate)
+                break
+        else:
+            kept.append(candidate)
+    return kept
+
+
+def test_near_duplicates_merge_as_when_every_pair_is_weighed() -> None:
+    """Variants one word apart: at 20 words Jaccard ≥ .9 (19/21), at 8 not (7/9)."""
+    rng = random.Random(8)
+    at = (NOW - timedelta(days=1)).timestamp()
+    texts = []
+    for _ in range(150):
+        words = list(dict.fromkeys(scale._words(rng, rng.choice((3, 8, 20, 30)))))
+        texts.append(" ".join(words))
+        for _ in range(rng.randint(0, 4)):
+            variant = list(words)
+            k = rng.randrange(len(variant))
+            change = rng.choice(("drop", "swap", "add"))
+            if change == "drop" and len(variant) > 1:
+                del variant[k]
+            elif change == "swap":
+                variant[k] = f"zz{rng.randrange(1000)}"
+            else:
+                variant.insert(k, f"yy{rng.randrange(1000)}")
+            texts.append(" ".join(variant))
+    texts += ["the and of", "the and of"]  # stopwords only: no words, never merged
+
+    def fresh() -> list[src.Candidate]:
+        return [_candidate(text, at + k) for k, text in enumerate(texts)]
+
+    indexed, pairwise = merge_near_duplicates(fresh()), _merged_pairwise(fresh())
+    assert [(c.text, c.sources) for c in indexed] == [(c.text, c.sources) for c in pairwise]
+    assert len(pairwise) < len(texts) - 50  # many merged
+    # the tightest case: 9 of 10 words; each is indexed and probed by its two rarest words
+    ten = "alpha bravo charlie delta echo foxtrot golf hotel kilo juliet"
+    nine = ten.removesuffix(" juliet")
+    assert [c.text for c in merge_near_duplicates([_candidate(nine, at), _candidate(ten, at)])] == [
+        ten
+    ]
+
+
+def test_thousands_of_candidates_merge_without_weighing_every_pair() -> None:
+    """A month of recalls: 6,000 distinct candidates, 18 million pairs (minutes, pairwise)."""
+    rng = random.Random(9)
+    at = (NOW - timedelta(days=1)).timestamp()
+    found = [_candidate(" ".join(scale._words(rng, 12)), at + k) for k in range(6000)]
+    began = time.monotonic()
+    kept = merge_near_duplicates(found)
+    assert time.monotonic() - began < 5.0  # well under a second here
+    assert len(kept) > 5900
 
 
 def _synthetic_home(root: Path, messages: int, rng: random.Random) -> Home:

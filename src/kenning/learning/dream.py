@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -436,14 +437,28 @@ def _commit_message(report: DreamReport) -> str:
 
 
 def merge_near_duplicates(found: list[src.Candidate]) -> list[src.Candidate]:
-    """Candidates whose words overlap ≥ DUPLICATE are one (the longer text is kept)."""
+    """Candidates whose words overlap ≥ DUPLICATE are one (the longer text is kept):
+    each, longest first, joins the first kept candidate that close to it.
+
+    Found through a prefix index, not by weighing every pair (a month of
+    recalls is thousands of candidates): two word sets with Jaccard ≥ t share
+    a word among the first ``|x| - ⌈t·|x|⌉ + 1`` of each, in any one order of
+    the words — rarest first here, so few postings are read."""
+    ordered = sorted(found, key=lambda c: (-len(c.text), c.text))
+    seen = Counter(w for c in ordered for w in c.tokens)
     kept: list[src.Candidate] = []
-    for candidate in sorted(found, key=lambda c: (-len(c.text), c.text)):
-        for other in kept:
-            if src.jaccard(candidate.tokens, other.tokens) >= DUPLICATE:
-                other.merge(candidate)
+    postings: dict[str, list[int]] = {}
+    for candidate in ordered:
+        words = sorted(candidate.tokens, key=lambda w: (seen[w], w))
+        # int() rounds down: a product a hair under a whole number makes the prefix longer, safe
+        prefix = words[: len(words) - int(DUPLICATE * len(words)) + 1] if words else []
+        for k in sorted({k for w in prefix for k in postings.get(w, ())}):
+            if src.jaccard(candidate.tokens, kept[k].tokens) >= DUPLICATE:
+                kept[k].merge(candidate)  # its text, so its words and prefix, stay
                 break
         else:
+            for word in prefix:
+                postings.setdefault(word, []).append(len(kept))
             kept.append(candidate)
     return kept
 
