@@ -203,13 +203,16 @@ class Dreamer:
         located = {}
         for item in items:
             located[(item.day, item.line)] = add(item.text, item.ref())
+        on_day: dict[date, list[tuple[int, src.Candidate]]] = {}  # a hit reads its day's items
+        for (item_day, line), candidate in located.items():
+            on_day.setdefault(item_day, []).append((line, candidate))
         for hit in hits:
             if hit.kind != "chunk" or hit.item_id not in chunks:
                 continue
             day, start, end = chunks[hit.item_id]
             terms = set(query_terms(hit.recall.query))
-            for (item_day, line), candidate in located.items():
-                if item_day == day and start <= line <= end and terms & candidate.tokens:
+            for line, candidate in on_day.get(day, ()):
+                if start <= line <= end and terms & candidate.tokens:
                     candidate.recalls[hit.recall.recall_id] = hit.recall
         for hit, text, ref in src.recalled_messages(storage, hits):
             add(text, ref).recalls[hit.recall.recall_id] = hit.recall
