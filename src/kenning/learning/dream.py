@@ -448,13 +448,14 @@ def merge_near_duplicates(found: list[src.Candidate]) -> list[src.Candidate]:
     a word among the first ``|x| - ⌈t·|x|⌉ + 1`` of each, in any one order of
     the words — rarest first here, so few postings are read."""
     ordered = sorted(found, key=lambda c: (-len(c.text), c.text))
-    seen = Counter(w for c in ordered for w in c.tokens)
+    counts = Counter(w for c in ordered for w in c.tokens)
     kept: list[src.Candidate] = []
     postings: dict[str, list[int]] = {}
     for candidate in ordered:
-        words = sorted(candidate.tokens, key=lambda w: (seen[w], w))
-        # int() rounds down: a product a hair under a whole number makes the prefix longer, safe
-        prefix = words[: len(words) - int(DUPLICATE * len(words)) + 1] if words else []
+        words = sorted(candidate.tokens, key=lambda w: (counts[w], w))
+        # less a hair: 0.9 · 10 may come out a rounding error above 9, and the prefix one short
+        least = math.ceil(DUPLICATE * len(words) - 1e-9)
+        prefix = words[: len(words) - least + 1] if words else []
         for k in sorted({k for w in prefix for k in postings.get(w, ())}):
             if src.jaccard(candidate.tokens, kept[k].tokens) >= DUPLICATE:
                 kept[k].merge(candidate)  # its text, so its words and prefix, stay
