@@ -22,6 +22,7 @@ import psycopg
 
 from kenning.storage.base import StorageError
 from kenning.storage.postgres.connection import Conn
+from kenning.storage.postgres.postings import POSTINGS
 
 Migration = Callable[[Conn], None]
 
@@ -265,10 +266,30 @@ def m003_memory_chunks(conn: Conn) -> None:
     )
 
 
+def m004_message_postings(conn: Conn) -> None:
+    """The message index's postings, for bm25 in SQL (``postings``): one row per
+    (lexeme, message), keyed for a range scan per query lexeme (``COLLATE "C"``:
+    a CJK prefix is a range too); built here from the tsvectors already there."""
+    conn.execute(
+        """CREATE TABLE message_terms (
+               lexeme     TEXT COLLATE "C" NOT NULL,
+               message_id BIGINT NOT NULL REFERENCES message_fts(message_id) ON DELETE CASCADE,
+               a          SMALLINT NOT NULL,  -- occurrences in the body
+               b          SMALLINT NOT NULL,  -- in the context (the previous message)
+               len        INTEGER NOT NULL,   -- the document's tokens, body and context
+               PRIMARY KEY (lexeme, message_id) INCLUDE (a, b, len)
+           )"""
+    )
+    conn.execute(f"INSERT INTO message_terms (lexeme, message_id, a, b, len) {POSTINGS}")
+    # Deleting a tsvector (an edit, a reset) finds its postings by message.
+    conn.execute("CREATE INDEX message_terms_message ON message_terms(message_id)")
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_sessions_and_messages", m001_sessions_and_messages),
     ("m002_search_index", m002_search_index),
     ("m003_memory_chunks", m003_memory_chunks),
+    ("m004_message_postings", m004_message_postings),
 ]
 
 PGVECTOR_HELP = (
