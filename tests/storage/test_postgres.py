@@ -364,6 +364,7 @@ def test_a_schema_from_before_the_postings_gets_them_built(
     pg = both["postgres"].storage
     schema = getattr(pg, "schema")
     raw_sql(pg, "DROP TABLE message_terms")
+    raw_sql(pg, "DROP FUNCTION message_fts_ad CASCADE")
     raw_sql(pg, "DELETE FROM _migrations WHERE name = 'm004_message_postings'")
     pg.close()
     reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)

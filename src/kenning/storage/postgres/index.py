@@ -53,6 +53,8 @@ def write_docs(conn: Conn, table: Table, docs: Sequence[tuple[int, str, str]]) -
     if not docs:
         return
     ids = [d[0] for d in docs]
+    if table == "message":
+        postings.drop(conn, ids)
     bodies = [fts.prepared(d[1]) for d in docs]
     ctxs = [fts.prepared(d[2]) for d in docs]
     conn.execute(

@@ -19,8 +19,8 @@ tsvectors, term for term:
 - a one-character CJK prefix: the counts of every lexeme starting with it
   (the key is ``COLLATE "C"``, so a prefix is one index range).
 
-The table is written with the tsvectors (``write``) and follows their
-deletion by cascade.
+The table is written with the tsvectors (``drop`` the old postings, ``write``
+the new) and follows their deletion by trigger (migration m004).
 """
 
 from __future__ import annotations
@@ -41,9 +41,20 @@ POSTINGS = """
     FROM message_fts f CROSS JOIN LATERAL unnest(f.tsv) u"""
 
 
+# Delete the postings of the ``message_fts`` rows in ``{rows}``: found by their
+# own lexemes on the key, so the table needs no second index.
+DROP_POSTINGS = """DELETE FROM message_terms t USING {rows} g CROSS JOIN LATERAL unnest(g.tsv) u
+    WHERE t.lexeme = u.lexeme AND t.message_id = g.message_id"""
+
+
+def drop(conn: Conn, ids: Sequence[int]) -> None:
+    """Delete the postings of ``ids`` (before their tsvectors are replaced)."""
+    rows = "(SELECT message_id, tsv FROM message_fts WHERE message_id = ANY(%s))"
+    conn.execute(DROP_POSTINGS.format(rows=rows), (list(ids),))
+
+
 def write(conn: Conn, ids: Sequence[int]) -> None:
-    """The postings of ``ids`` made again from their (just written) tsvectors."""
-    conn.execute("DELETE FROM message_terms WHERE message_id = ANY(%s)", (list(ids),))
+    """The postings of ``ids`` made from their (just written) tsvectors."""
     conn.execute(
         f"INSERT INTO message_terms (lexeme, message_id, a, b, len) {POSTINGS} "
         "WHERE f.message_id = ANY(%s)",
