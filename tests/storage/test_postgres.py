@@ -362,7 +362,7 @@ def test_a_schema_from_before_the_postings_gets_them_built(
     both: dict[str, Archive], tmp_path: Path, pg_url: str
 ) -> None:
     pg = both["postgres"].storage
-    schema = getattr(pg, "schema")
+    schema = pg.schema
     raw_sql(pg, "DROP TABLE message_terms")
     raw_sql(pg, "DROP FUNCTION message_fts_ad CASCADE")
     raw_sql(pg, "DELETE FROM _migrations WHERE name = 'm004_message_postings'")

@@ -136,7 +136,9 @@ class PostgresIndex:
             cached = self._hits[table] = (key, {})
         return fts.Stats(key[0], key[1]), cached[1]
 
-    def _term_hits(self, table: Table, terms: Sequence[fts.Term], known: dict[str, int]) -> list[int]:
+    def _term_hits(
+        self, table: Table, terms: Sequence[fts.Term], known: dict[str, int]
+    ) -> list[int]:
         """Rows of ``table`` matching each term (any column), counted once per index state."""
         name = TABLES[table][0]
         ask = [t for t in dict.fromkeys(t.tsquery() for t in terms) if t not in known]
@@ -253,14 +255,18 @@ class PostgresIndex:
         name, id_col = TABLES[table]
         exact = sorted({x for t in matched if not t.prefix for x in t.lexemes})
         prefixes = sorted({t.lexemes[0] + "%" for t in matched if t.prefix})
-        rows = self._conn().execute(
-            f"""SELECT f.{id_col}, f.body_len + f.ctx_len,
+        rows = (
+            self._conn()
+            .execute(
+                f"""SELECT f.{id_col}, f.body_len + f.ctx_len,
                        ARRAY(SELECT u.lexeme || ' ' || array_to_string(u.weights, '')
                              FROM unnest(f.tsv) u
                              WHERE u.lexeme = ANY(%s) OR u.lexeme LIKE ANY(%s))
                 FROM {name} f {joins} WHERE f.tsv @@ %s::tsquery {where}""",
-            (exact, prefixes, query, *params),
-        ).fetchall()
+                (exact, prefixes, query, *params),
+            )
+            .fetchall()
+        )
         parsed = [(int(r[0]), int(r[1]), fts.parse_entries(r[2])) for r in rows]
         return fts.bm25(parsed, matched, idf, stats, ctx_weight, limit)
 
