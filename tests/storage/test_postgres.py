@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from tests.conftest import drop_schema, storage_on
+from tests.conftest import drop_schema, raw_sql, storage_on
 
 from kenning.archive.store import Archive
 from kenning.home import Home
@@ -22,6 +22,7 @@ from kenning.memory.store import Target
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
 from kenning.storage import Storage, StorageError, StorageUnavailable, open_storage
+from kenning.storage.postgres import migrations
 from kenning.storage.query import SearchFilters
 from kenning.storage.records import Message
 from kenning.storage.text import query_terms
@@ -246,7 +247,8 @@ def test_doctor_checks_the_server_archive(
     home.archive.start_session("cli")
     home.close()
     found = archive_check()
-    assert found.status == "ok" and "schema version 3" in found.summary and "***" in found.summary
+    latest = f"schema version {len(migrations.MIGRATIONS)}"
+    assert found.status == "ok" and latest in found.summary and "***" in found.summary
     env["KENNING_STORAGE__URL"] = "postgresql://k@127.0.0.1:1/none"
     down = archive_check()
     assert down.status == "fail" and "cannot reach PostgreSQL" in down.summary
@@ -330,3 +332,41 @@ def test_a_schema_from_a_newer_kenning_is_refused(
     with pytest.raises(StorageError, match=r"newer Kenning.*m999_from_the_future.*upgrade Kenning"):
         again.sessions.count_messages()
     again.close()
+
+
+def _ranked_on_both(both: dict[str, Archive], queries: list[str]) -> None:
+    lite, pg = both["sqlite"].storage.index, both["postgres"].storage.index
+    for query in queries:
+        want = lite.match_messages(query_terms(query), EVERYTHING, 50)
+        got = pg.match_messages(query_terms(query), EVERYTHING, 50)
+        assert [i for i, _ in got] == [i for i, _ in want], query
+        assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-6)
+
+
+def test_an_edited_message_is_ranked_by_its_new_text(both: dict[str, Archive]) -> None:
+    """The postings (and the counts cached from them) follow an edit and a rebuild."""
+    queries = ["postgres migration staging", "rotate keys weekly", "龙井", "辣"]
+    _ranked_on_both(both, queries)  # fills the per-index caches first
+    for archive in both.values():
+        sql = "UPDATE messages SET content = ? WHERE session_id = 's2' AND seq = 2"
+        raw_sql(archive.storage, sql, ("rotate the staging keys, 辣椒 weekly",))
+        archive.storage.index.sync()
+    _ranked_on_both(both, queries)
+    for archive in both.values():
+        archive.storage.index.reset()
+        archive.storage.index.sync()
+    _ranked_on_both(both, queries)
+
+
+def test_a_schema_from_before_the_postings_gets_them_built(
+    both: dict[str, Archive], tmp_path: Path, pg_url: str
+) -> None:
+    pg = both["postgres"].storage
+    schema = pg.schema
+    raw_sql(pg, "DROP TABLE message_terms")
+    raw_sql(pg, "DROP FUNCTION message_fts_ad CASCADE")
+    raw_sql(pg, "DELETE FROM _migrations WHERE name = 'm004_message_postings'")
+    pg.close()
+    reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)
+    both["postgres"] = Archive(reopened.path, storage=reopened)
+    _ranked_on_both(both, QUERIES)

@@ -21,6 +21,7 @@ time). Embeddings are cached by content hash, so a re-run embeds nothing.
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -34,12 +35,13 @@ from kenning import paths
 from kenning.archive.importers.locomo import import_locomo, read_locomo
 from kenning.bench.corpus import SYSTEMS, Corpus, FloorOnly
 from kenning.bench.stats import p50_p95
+from kenning.config import StorageConfig
 from kenning.embed.base import Embedder
 from kenning.embed.cache import CachedEmbedder
 from kenning.search import ann
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
-from kenning.storage import open_embedding_cache
+from kenning.storage import Storage, admin, open_embedding_cache
 from kenning.testing.homes import make_home
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -85,9 +87,9 @@ def score(rank: Sequence[int], q: Question, session_of: dict[int, str]) -> dict[
     }
 
 
-def _conversation(root: Path, embedder: CachedEmbedder) -> Corpus:
+def _conversation(root: Path, embedder: CachedEmbedder, storage: StorageConfig) -> Corpus:
     """One conversation's home, its engine (recency off) and the two baselines."""
-    home = make_home(root, history=False)
+    home = make_home(root, history=False, storage=storage)
     engine = SearchEngine(
         home.archive, embedder, params=RankParams(recency_weight=0.0), record_recalls=True
     )
@@ -113,8 +115,11 @@ def run(
     conversations: str | None = None,
     progress: Progress | None = None,
     on_total: Callable[[int], None] | None = None,
+    storage_url: str | None = None,
 ) -> dict[str, Any]:
-    """Build, query and score; returns the JSON-ready report."""
+    """Build, query and score; returns the JSON-ready report. With ``storage_url`` each
+    conversation's archive is a scratch schema on that PostgreSQL server (dropped
+    afterwards) instead of a ``state.db``."""
     convs = read_locomo(data)
     numbers = parse_conversations(conversations, len(convs))
     questions: list[Question] = []
@@ -130,65 +135,74 @@ def run(
     pooled: list[np.ndarray] = []  # every conversation's vectors, for the prefilter check
     question_vectors: list[np.ndarray] = []
     nothing: dict[int, dict[str, list[bool]]] = {}  # conv -> own / foreign: returned nothing
-    with tempfile.TemporaryDirectory(prefix="kenning-locomo-") as tmp:
-        for n in numbers:
-            conv = convs[n - 1]
-            state = _conversation(Path(tmp) / f"conv{n}", embedder)
-            import_locomo(state.archive, data, sample_ids=[conv.sample_id])
-            state.prepare(progress)
-            by_dia = {
-                dia: (mid, sid)
-                for dia, mid, sid in state.archive.storage.sessions.by_meta_key("dia_id")
-            }
-            qs = []
-            for qa in conv.qa:
-                gold = [by_dia[e] for e in qa.evidence if e in by_dia]
-                dropped += len(qa.evidence) - len(gold)
-                if gold:
-                    qs.append(
-                        Question(
-                            n,
-                            qa.question,
-                            qa.category,
-                            frozenset(g[0] for g in gold),
-                            frozenset(g[1] for g in gold),
+    scratches: list[Storage] = []
+    scratch = f"kenning_locomo_{secrets.token_hex(4)}"
+    try:
+        with tempfile.TemporaryDirectory(prefix="kenning-locomo-") as tmp:
+            for n in numbers:
+                conv = convs[n - 1]
+                where = StorageConfig(storage_url or "", f"{scratch}_{n}" if storage_url else "")
+                state = _conversation(Path(tmp) / f"conv{n}", embedder, where)
+                if storage_url:
+                    scratches.append(state.archive.storage)
+                import_locomo(state.archive, data, sample_ids=[conv.sample_id])
+                state.prepare(progress)
+                by_dia = {
+                    dia: (mid, sid)
+                    for dia, mid, sid in state.archive.storage.sessions.by_meta_key("dia_id")
+                }
+                qs = []
+                for qa in conv.qa:
+                    gold = [by_dia[e] for e in qa.evidence if e in by_dia]
+                    dropped += len(qa.evidence) - len(gold)
+                    if gold:
+                        qs.append(
+                            Question(
+                                n,
+                                qa.question,
+                                qa.category,
+                                frozenset(g[0] for g in gold),
+                                frozenset(g[1] for g in gold),
+                            )
                         )
-                    )
-            question_vectors.extend(embedder.embed_queries([q.text for q in qs]))  # warm
-            pooled.append(state.vectors)
-            own: list[bool] = []
-            for q in qs:
-                for system in SYSTEMS:
-                    t0 = time.perf_counter()
-                    ranking = state.rank(system, q.text)
-                    latency[system].append((time.perf_counter() - t0) * 1000)
-                    rows[system].append(score(ranking, q, state.session_of))
-                    if system == "kenning":
-                        own.append(not ranking)
+                question_vectors.extend(embedder.embed_queries([q.text for q in qs]))  # warm
+                pooled.append(state.vectors)
+                own: list[bool] = []
+                for q in qs:
+                    for system in SYSTEMS:
+                        t0 = time.perf_counter()
+                        ranking = state.rank(system, q.text)
+                        latency[system].append((time.perf_counter() - t0) * 1000)
+                        rows[system].append(score(ranking, q, state.session_of))
+                        if system == "kenning":
+                            own.append(not ranking)
+                    if progress is not None:
+                        progress(1)
+                embedder.embed_queries(foreign[n])  # warm
+                # The same engine without the abstention calibration: the rule before it.
+                before = SearchEngine(
+                    state.archive, FloorOnly(embedder), params=RankParams(recency_weight=0.0)
+                )
+                others, others_before = [], []
+                for text in foreign[n]:
+                    others.append(not state.kenning(text))
+                    others_before.append(not before.search(text, kinds=("message",)).hits)
+                    if progress is not None:
+                        progress(1)
+                own_before = [not before.search(q.text, kinds=("message",)).hits for q in qs]
+                nothing[n] = {
+                    "own": own,
+                    "foreign": others,
+                    "own_before": own_before,
+                    "foreign_before": others_before,
+                }
+                questions.extend(qs)
                 if progress is not None:
-                    progress(1)
-            embedder.embed_queries(foreign[n])  # warm
-            # The same engine without the abstention calibration: the rule before it.
-            before = SearchEngine(
-                state.archive, FloorOnly(embedder), params=RankParams(recency_weight=0.0)
-            )
-            others, others_before = [], []
-            for text in foreign[n]:
-                others.append(not state.kenning(text))
-                others_before.append(not before.search(text, kinds=("message",)).hits)
-                if progress is not None:
-                    progress(1)
-            own_before = [not before.search(q.text, kinds=("message",)).hits for q in qs]
-            nothing[n] = {
-                "own": own,
-                "foreign": others,
-                "own_before": own_before,
-                "foreign_before": others_before,
-            }
-            questions.extend(qs)
-            if progress is not None:
-                progress(sum(1 for qa in conv.qa if qa.evidence) - len(qs))
-            state.close()
+                    progress(sum(1 for qa in conv.qa if qa.evidence) - len(qs))
+                state.close()
+    finally:
+        for storage in scratches:
+            admin.drop_postgres_schema(storage)
     systems = {s: _aggregate(rows[s]) | _latency(latency[s]) for s in SYSTEMS}
     by_category = {
         str(c): {
@@ -229,6 +243,21 @@ def run(
         "embedded_new_texts": embedder.misses,
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def quality_gaps(a: dict[str, Any], b: dict[str, Any]) -> dict[str, float]:
+    """Per system, the largest difference between two reports on any quality metric,
+    overall or in any slice (latency and counts aside)."""
+    groups = [("systems", a["systems"], b["systems"])]
+    for key in ("by_category", "slices", "without_adversarial"):
+        groups += [(f"{key}.{k}", v, b[key][k]) for k, v in a.get(key, {}).items()]
+    gaps = dict.fromkeys(SYSTEMS, 0.0)
+    for _, left, right in groups:
+        for system in SYSTEMS:
+            for metric in METRICS:
+                gap = abs(left[system][metric] - right[system][metric])
+                gaps[system] = round(max(gaps[system], gap), 4)
+    return gaps
 
 
 def _foreign_questions(convs: Sequence[Any], n: int) -> list[str]:
@@ -348,6 +377,18 @@ def table(report: dict[str, Any]) -> str:
             f"big-archive dense prefilter on these {pre['vectors']:,} real vectors and "
             f"{pre['queries']:,} questions: recall of the exact top 10 {shares} candidates",
         ]
+    pg = report.get("postgres")
+    if pg is not None:
+        lines += [
+            "",
+            f"the same on PostgreSQL ({pg['seconds']} s)",
+            head + f"{'p50_ms':>9}{'p95_ms':>9}",
+        ]
+        for name, m in pg["systems"].items():
+            cells = "".join(f"{m[k]:>16.3f}" for k in METRICS)
+            lines.append(f"{name:<16}{cells}{m['p50_ms']:>9.2f}{m['p95_ms']:>9.2f}")
+        gaps = ", ".join(f"{s} {g:.4f}" for s, g in report["postgres_gap"].items())
+        lines.append(f"largest gap to SQLite on any metric and slice: {gaps}")
     return "\n".join(lines)
 
 

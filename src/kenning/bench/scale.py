@@ -28,6 +28,7 @@ recall of the exact top 10 and top 200 (the pool the ranking draws on).
 from __future__ import annotations
 
 import random
+import secrets
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -42,7 +43,7 @@ from kenning.config import SearchConfig
 from kenning.embed.base import Calibration, EmbedderIdentity
 from kenning.search import ann, index
 from kenning.search.engine import SearchEngine
-from kenning.storage import Storage
+from kenning.storage import Storage, admin, open_storage
 from kenning.storage.text import fts_or_query, query_terms
 from kenning.testing.vectors import embedding_like, embedding_like_for
 
@@ -211,70 +212,100 @@ def run(
     workdir: Path | None = None,
     progress: Callable[[str, int], None] | None = None,
     approximate_above: int | None = None,
+    storage_url: str | None = None,
 ) -> dict[str, object]:
-    """Build, time and report; ``approximate_above`` overrides the search setting."""
+    """Build, time and report; ``approximate_above`` overrides the search setting.
+
+    With ``storage_url`` the same archive (same seed: same sessions, vectors and
+    queries) is built again on that PostgreSQL server, in a scratch schema
+    dropped afterwards, and measured the same way: its report is ``postgres``
+    beside SQLite's, which stays at the top level."""
     config = SearchConfig()
     if approximate_above is not None:
         config = SearchConfig(approximate_above=approximate_above)
-    rng = random.Random(seed)
     with tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir) as tmp:
         db = Path(tmp) / "state.db"
-        archive = Archive(db)
-        storage = archive.storage
-        start = time.perf_counter()
-        fill_archive(archive, n_messages, rng, progress=progress)
-        append_s = time.perf_counter() - start
-        fts_start = time.perf_counter()
-        storage.index.sync()
-        fts_s = time.perf_counter() - fts_start
-        embedder = _SyntheticEmbedder()
-        _store_vectors(storage, embedder, progress)
-        storage.checkpoint()
-        db_mb = sum(p.stat().st_size for p in Path(tmp).glob("state.db*")) / 2**20
-        qs = _queries(rng, queries)
-        dense = _dense_comparison(storage, [embedder.embed_query(q) for q in qs])
-        approximate = 0 < config.approximate_above <= n_messages
-        engines = {
-            "lexical": SearchEngine(archive, None, record_recalls=False),
-            "hybrid": SearchEngine(archive, embedder, config, record_recalls=False),
-        }
-        if approximate:
-            exact = SearchConfig(approximate_above=0)
-            engines["hybrid_exact"] = SearchEngine(archive, embedder, exact, record_recalls=False)
-        for engine in engines.values():
-            engine.search(qs[0])  # load the vectors once, as a long-lived engine would
-        times: dict[str, list[float]] = {"raw_fts5": [], **{name: [] for name in engines}}
-        shared: list[float] = []
-        for query in qs:
-            fts_query = fts_or_query(query_terms(query))
+        report = _measure(open_storage(db), n_messages, queries, seed, config, progress)
+        if storage_url is not None:
+            schema = f"kenning_bench_{secrets.token_hex(4)}"
+            target = open_storage(Path(tmp) / "pg" / "state.db", url=storage_url, schema=schema)
+            try:
+                pg = _measure(target, n_messages, queries, seed, config, progress, dense=False)
+            finally:
+                admin.drop_postgres_schema(target)
+            report["postgres"] = {"server": admin.location(target), **pg}
+    return report
+
+
+def _measure(
+    storage: Storage,
+    n_messages: int,
+    queries: int,
+    seed: int,
+    config: SearchConfig,
+    progress: Callable[[str, int], None] | None,
+    *,
+    dense: bool = True,
+) -> dict[str, object]:
+    """Fill ``storage`` with the seed's archive, time its searches, close it."""
+    rng = random.Random(seed)
+    archive = Archive(storage.path, storage=storage)
+    start = time.perf_counter()
+    fill_archive(archive, n_messages, rng, progress=progress)
+    append_s = time.perf_counter() - start
+    fts_start = time.perf_counter()
+    storage.index.sync()
+    fts_s = time.perf_counter() - fts_start
+    embedder = _SyntheticEmbedder()
+    vec_start = time.perf_counter()
+    _store_vectors(storage, embedder, progress)
+    vectors_s = time.perf_counter() - vec_start
+    db_mb = admin.size_bytes(storage) / 2**20
+    qs = _queries(rng, queries)
+    approximate = 0 < config.approximate_above <= n_messages
+    engines = {
+        "lexical": SearchEngine(archive, None, record_recalls=False),
+        "hybrid": SearchEngine(archive, embedder, config, record_recalls=False),
+    }
+    if approximate:
+        exact = SearchConfig(approximate_above=0)
+        engines["hybrid_exact"] = SearchEngine(archive, embedder, exact, record_recalls=False)
+    for engine in engines.values():
+        engine.search(qs[0])  # load the vectors once, as a long-lived engine would
+    times: dict[str, list[float]] = {"raw_fts5": [], **{name: [] for name in engines}}
+    shared: list[float] = []
+    for query in qs:
+        fts_query = fts_or_query(query_terms(query))
+        t0 = time.perf_counter()
+        storage.index.match_plain(fts_query, 10)
+        times["raw_fts5"].append((time.perf_counter() - t0) * 1000)
+        top: dict[str, set[int]] = {}
+        for name, engine in engines.items():
             t0 = time.perf_counter()
-            storage.index.match_plain(fts_query, 10)
-            times["raw_fts5"].append((time.perf_counter() - t0) * 1000)
-            top: dict[str, set[int]] = {}
-            for name, engine in engines.items():
-                t0 = time.perf_counter()
-                result = engine.search(query)
-                times[name].append((time.perf_counter() - t0) * 1000)
-                top[name] = {hit.id for hit in result.hits}
-            if approximate and top["hybrid_exact"]:
-                shared.append(len(top["hybrid"] & top["hybrid_exact"]) / len(top["hybrid_exact"]))
-            if progress is not None:
-                progress("search", 1)
-        engines.clear()
-        archive.close()
+            result = engine.search(query)
+            times[name].append((time.perf_counter() - t0) * 1000)
+            top[name] = {hit.id for hit in result.hits}
+        if approximate and top["hybrid_exact"]:
+            shared.append(len(top["hybrid"] & top["hybrid_exact"]) / len(top["hybrid_exact"]))
+        if progress is not None:
+            progress("search", 1)
     report: dict[str, object] = {
         "messages": n_messages,
         "ingest_msgs_per_s": round(n_messages / (append_s + fts_s)),
         "append_msgs_per_s": round(n_messages / append_s),
         "fts_index_msgs_per_s": round(n_messages / fts_s) if fts_s else None,
+        "vectors_per_s": round(n_messages / vectors_s) if vectors_s else None,
         "db_mb": round(db_mb, 1),
         **{name: Latency.of(samples).__dict__ for name, samples in times.items()},
         "queries": queries,
         "approximate_above": config.approximate_above,
-        "dense": dense,
     }
+    if dense:
+        report["dense"] = _dense_comparison(storage, [embedder.embed_query(q) for q in qs])
     if approximate:
         report["hybrid_top10_shared_with_exact"] = round(float(np.mean(shared)), 4)
+    engines.clear()
+    archive.close()
     return report
 
 

@@ -1,19 +1,15 @@
 """``kenning bench ui`` and ``kenning bench dream``: what the local web app and dreaming cost.
 
-Registered on the ``bench`` group by :mod:`kenning.cli.bench_cmd`, whose
-progress bars and output they use (imported when they run, so this module
-imports nothing of it at load).
+Registered on the ``bench`` group by :mod:`kenning.cli.bench_cmd`; the shared
+options, progress and output come from :mod:`kenning.cli.bench_options`.
 """
 
 from __future__ import annotations
 
 import click
 
+from kenning.cli.bench_options import StagedProgress, emit, json_option
 from kenning.cli.context import echo_json
-
-json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print the results as one JSON object."
-)
 
 
 @click.command("ui")
@@ -35,7 +31,6 @@ def bench_ui(messages: int, requests: int, embedder: str, as_json: bool) -> None
     in process, timed by the server (Server-Timing).
     """
     from kenning.bench import ui as ui_bench
-    from kenning.cli.bench_cmd import StagedProgress
 
     if messages < 100 or requests < 1:
         raise click.BadParameter("need --messages >= 100 and --requests >= 1")
@@ -61,7 +56,6 @@ def bench_dream(sizes: str, as_json: bool) -> None:
     recalled searches; the exhaustive check runs on sizes up to 20,000 only.
     """
     from kenning.bench import dream as dream_bench
-    from kenning.cli.bench_cmd import StagedProgress, emit
 
     try:
         counts = [int(n) for n in sizes.split(",")]

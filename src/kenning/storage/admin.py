@@ -204,3 +204,31 @@ def copy_archive(source: Storage, target: Storage, progress: Progress | None = N
     pg_copy.finish(_conn(target), {k: v for k, v in state.items() if k in STATE_KEYS}, parents)
     indexed = target.index.sync()
     return CopyReport(copied, indexed, checksums(source), checksums(target))
+
+
+def size_bytes(storage: Storage) -> int:
+    """What ``storage`` takes on disk: its ``state.db`` files, or its schema's tables
+    with their indexes and TOAST on the server."""
+    if _is_postgres(storage):
+        row = (
+            _conn(storage)
+            .execute(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm')"
+            )
+            .fetchone()
+        )
+        return int(row[0])
+    storage.checkpoint()
+    path = storage.path
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+
+
+def drop_postgres_schema(storage: Storage) -> None:
+    """Drop ``storage``'s whole schema (a benchmark's scratch archive) and close it."""
+    if not _is_postgres(storage):
+        raise StorageError("only a PostgreSQL archive lives in a schema of its own")
+    conn = _conn(storage)
+    conn.execute(f'DROP SCHEMA IF EXISTS "{getattr(storage, "schema", "")}" CASCADE')
+    storage.close()

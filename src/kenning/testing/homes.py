@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from kenning.config import Config, HistoryConfig, MemoryConfig
+from kenning.config import Config, HistoryConfig, MemoryConfig, StorageConfig
 from kenning.home import Home
 from kenning.paths import HOME_ENV, PROFILE_ENV
 
@@ -19,11 +19,13 @@ def make_home(
     memory_budget: int = 2200,
     user_budget: int = 1375,
     history: bool = True,
+    storage: StorageConfig | None = None,
 ) -> Home:
     """A home at ``root`` with explicit settings (no config file or environment read)."""
     config = Config(
         memory=MemoryConfig(memory_budget=memory_budget, user_budget=user_budget),
         history=HistoryConfig(enabled=history),
+        storage=storage or StorageConfig(),
     )
     return Home(root, config)
 

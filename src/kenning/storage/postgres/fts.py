@@ -98,15 +98,15 @@ class Stats:
 def bm25(
     rows: Sequence[tuple[int, int, dict[str, str]]],
     terms: Sequence[Term],
-    hits: Sequence[int],
+    idf: Sequence[float],
     stats: Stats,
     ctx_weight: float,
     limit: int,
 ) -> list[tuple[int, float]]:
     """(id, -bm25) best first of ``rows`` (id, length in tokens, lexeme -> weights);
-    ``hits`` holds the rows matching each term in the whole table (idf)."""
+    ``idf`` holds each term's (``Stats.idf`` of the rows it matches in the whole table).
+    The message index is scored the same way in SQL (``postings``)."""
     avgdl = stats.tokens / stats.docs if stats.docs else 1.0
-    idf = [stats.idf(h) for h in hits]
     scored = []
     for item, length, entries in rows:
         score = 0.0

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Literal
 
 from kenning.storage.identity import indexable, message_docs
-from kenning.storage.postgres import fts
+from kenning.storage.postgres import fts, postings
 from kenning.storage.postgres import scope as scope_sql
 from kenning.storage.postgres.connection import Conn, translate_errors, txn
 from kenning.storage.query import Kind, SearchFilters, SearchHit
@@ -53,6 +53,8 @@ def write_docs(conn: Conn, table: Table, docs: Sequence[tuple[int, str, str]]) -
     if not docs:
         return
     ids = [d[0] for d in docs]
+    if table == "message":
+        postings.drop(conn, ids)
     bodies = [fts.prepared(d[1]) for d in docs]
     ctxs = [fts.prepared(d[2]) for d in docs]
     conn.execute(
@@ -64,12 +66,17 @@ def write_docs(conn: Conn, table: Table, docs: Sequence[tuple[int, str, str]]) -
                 body_len = EXCLUDED.body_len, ctx_len = EXCLUDED.ctx_len""",
         (ids, bodies, ctxs, [len(b.split()) for b in bodies], [len(c.split()) for c in ctxs]),
     )
+    if table == "message":
+        postings.write(conn, ids)
 
 
 @translate_errors
 class PostgresIndex:
     def __init__(self, conn: Callable[[], Conn]) -> None:
         self._conn = conn
+        # Rows matching each term's tsquery (bm25's idf), per table, valid while
+        # the table's counters (docs, tokens, writes) are the ones read with them.
+        self._hits: dict[Table, tuple[tuple[int, ...], dict[str, int]]] = {}
 
     # -- keeping it in step ------------------------------------------------
 
@@ -112,12 +119,44 @@ class PostgresIndex:
     # -- statistics ----------------------------------------------------------
 
     def _stats(self, table: Table) -> fts.Stats:
+        return self._state(table)[0]
+
+    def _state(self, table: Table) -> tuple[fts.Stats, dict[str, int]]:
+        """The table's bm25 statistics, and the term hits counted since they last changed."""
         row = (
             self._conn()
-            .execute("SELECT docs, tokens FROM fts_stats WHERE tbl = %s", (TABLES[table][0],))
+            .execute(
+                "SELECT docs, tokens, writes FROM fts_stats WHERE tbl = %s", (TABLES[table][0],)
+            )
             .fetchone()
         )
-        return fts.Stats(0, 0) if row is None else fts.Stats(int(row[0]), int(row[1]))
+        key = (0, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
+        cached = self._hits.get(table)
+        if cached is None or cached[0] != key:
+            cached = self._hits[table] = (key, {})
+        return fts.Stats(key[0], key[1]), cached[1]
+
+    def _term_hits(
+        self, table: Table, terms: Sequence[fts.Term], known: dict[str, int]
+    ) -> list[int]:
+        """Rows of ``table`` matching each term (any column), counted once per index state."""
+        name = TABLES[table][0]
+        ask = [t for t in dict.fromkeys(t.tsquery() for t in terms) if t not in known]
+        single = {t.tsquery(): t.lexemes[0] for t in terms if len(t.lexemes) == 1 and not t.prefix}
+        conn = self._conn()
+        if table == "message":  # one lexeme: its postings, no tsvector read
+            lexemes = [single[q] for q in ask if q in single]
+            counts = postings.lexeme_docs(conn, lexemes, body_only=False)
+            known.update((q, counts[single[q]]) for q in ask if q in single)
+            ask = [q for q in ask if q not in single]
+        if ask:
+            rows = conn.execute(
+                f"SELECT q, (SELECT count(*) FROM {name} WHERE tsv @@ q::tsquery) "
+                "FROM unnest(%s::text[]) AS t(q)",
+                (ask,),
+            )
+            known.update((str(q), int(n)) for q, n in rows)
+        return [known[t.tsquery()] for t in terms]
 
     def fingerprint(self) -> bytes | None:
         """Changes whenever ``message_fts`` changes: its write counter (kept by trigger)."""
@@ -178,7 +217,9 @@ class PostgresIndex:
         tokens = self._indexed(terms)
         counts = known if known is not None else {}
         ask = sorted(set().union(*tokens) - counts.keys())
-        if ask:
+        if ask and table == "message":
+            counts.update(postings.lexeme_docs(self._conn(), ask, body_only=True))
+        elif ask:
             name = TABLES[table][0]
             rows = self._conn().execute(
                 f"SELECT x, (SELECT count(*) FROM {name} WHERE tsv @@ q::tsquery) "
@@ -204,30 +245,30 @@ class PostgresIndex:
         query = fts.or_query(matched)
         if not query:
             return []
+        stats, known = self._state(table)
+        hits = self._term_hits(table, matched, known)
+        idf = [stats.idf(h) for h in hits]
+        if table == "message":
+            return postings.ranked(
+                self._conn(), matched, idf, stats, ctx_weight, (where, params), limit
+            )
         name, id_col = TABLES[table]
         exact = sorted({x for t in matched if not t.prefix for x in t.lexemes})
         prefixes = sorted({t.lexemes[0] + "%" for t in matched if t.prefix})
-        conn = self._conn()
-        rows = conn.execute(
-            f"""SELECT f.{id_col}, f.body_len + f.ctx_len,
+        rows = (
+            self._conn()
+            .execute(
+                f"""SELECT f.{id_col}, f.body_len + f.ctx_len,
                        ARRAY(SELECT u.lexeme || ' ' || array_to_string(u.weights, '')
                              FROM unnest(f.tsv) u
                              WHERE u.lexeme = ANY(%s) OR u.lexeme LIKE ANY(%s))
                 FROM {name} f {joins} WHERE f.tsv @@ %s::tsquery {where}""",
-            (exact, prefixes, query, *params),
-        ).fetchall()
-        if not rows:
-            return []
-        hits = [
-            int(r[0])
-            for r in conn.execute(
-                f"SELECT (SELECT count(*) FROM {name} WHERE tsv @@ q::tsquery) "
-                "FROM unnest(%s::text[]) WITH ORDINALITY AS t(q, i) ORDER BY i",
-                ([t.tsquery() for t in matched],),
+                (exact, prefixes, query, *params),
             )
-        ]
+            .fetchall()
+        )
         parsed = [(int(r[0]), int(r[1]), fts.parse_entries(r[2])) for r in rows]
-        return fts.bm25(parsed, matched, hits, self._stats(table), ctx_weight, limit)
+        return fts.bm25(parsed, matched, idf, stats, ctx_weight, limit)
 
     def match_messages(
         self, terms: list[str], scope: SearchFilters, limit: int

@@ -22,6 +22,7 @@ import psycopg
 
 from kenning.storage.base import StorageError
 from kenning.storage.postgres.connection import Conn
+from kenning.storage.postgres.postings import DROP_POSTINGS, POSTINGS
 
 Migration = Callable[[Conn], None]
 
@@ -265,10 +266,42 @@ def m003_memory_chunks(conn: Conn) -> None:
     )
 
 
+def m004_message_postings(conn: Conn) -> None:
+    """The message index's postings, for bm25 in SQL (``postings``): one row per
+    (lexeme, message), keyed for a range scan per query lexeme (``COLLATE "C"``:
+    a CJK prefix is a range too); built here from the tsvectors already there.
+    No foreign key (its check would lock a ``message_fts`` row per posting
+    written) and no index by message (it would double the writes): a statement
+    trigger drops a deleted tsvector's postings by its own lexemes, on the key."""
+    conn.execute(
+        """CREATE TABLE message_terms (
+               lexeme     TEXT COLLATE "C" NOT NULL,
+               message_id BIGINT NOT NULL,
+               a          SMALLINT NOT NULL,  -- occurrences in the body
+               b          SMALLINT NOT NULL,  -- in the context (the previous message)
+               len        INTEGER NOT NULL,   -- the document's tokens, body and context
+               PRIMARY KEY (lexeme, message_id) INCLUDE (a, b, len)
+           )"""
+    )
+    conn.execute(f"INSERT INTO message_terms (lexeme, message_id, a, b, len) {POSTINGS}")
+    conn.execute(
+        f"""CREATE FUNCTION message_fts_ad() RETURNS trigger LANGUAGE plpgsql AS $$
+           BEGIN
+               {DROP_POSTINGS.format(rows="gone")};
+               RETURN NULL;
+           END $$"""
+    )
+    conn.execute(
+        "CREATE TRIGGER message_fts_ad AFTER DELETE ON message_fts REFERENCING OLD TABLE AS gone "
+        "FOR EACH STATEMENT EXECUTE FUNCTION message_fts_ad()"
+    )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_sessions_and_messages", m001_sessions_and_messages),
     ("m002_search_index", m002_search_index),
     ("m003_memory_chunks", m003_memory_chunks),
+    ("m004_message_postings", m004_message_postings),
 ]
 
 PGVECTOR_HELP = (
