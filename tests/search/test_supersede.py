@@ -65,7 +65,7 @@ def test_a_correction_supersedes_the_statement_it_is_nearest_to() -> None:
     assert newer.tolist() == [2, -1, -1]
     assert new[2] > new[0] and new[1] == 0.95
     # within supersede_nearest of the nearest, both are corrected
-    both = RankParams(supersede_margin=0.2, supersede_nearest=0.1)
+    both = RankParams(supersede_margin=0.2, supersede_nearest=0.1, supersede_closest=0.1)
     assert sup.supersede(score, score, created, vectors, both)[1].tolist() == [2, 2, -1]
 
 
@@ -291,3 +291,71 @@ def test_words_are_compared_as_the_index_stems_them(archive: Archive) -> None:
         "rodaniz",
         "部署",
     ]
+
+
+def test_a_correction_that_says_the_rest_anew_is_one_statement_without_the_cover() -> None:
+    # the correction keeps the subject and the values, not the query's word "fluent"
+    params = RankParams()
+    query = _query("Which languages is Shelby Dennix fluent in?")
+    old = _words("Shelby Dennix is fluent in both English and Spanish.")
+    new = _words("Shelby Dennix only speaks French and German and has never learned Spanish.")
+    assert sup.match(old, new, query, params) == sup.Match(same=True, covered=False)
+    assert not sup.same_statement(old, new, query, params)
+    assert sup.same_statement(old, old, query, params)
+
+
+def _at(*degrees: float) -> np.ndarray:
+    return _unit(*([float(np.cos(np.radians(d))), float(np.sin(np.radians(d)))] for d in degrees))
+
+
+def test_an_uncovered_correction_supersedes_only_the_statement_it_is_closest_to() -> None:
+    # 0: the answer; 1: another earlier fact about the same people; 2: a later
+    # statement that drops the query's words. It corrects 0 only when 0 is the
+    # earlier statement it is closest to (whatever 1 scores for the query) and
+    # it is nearly as relevant to the query.
+    score = np.array([1.0, 0.3, 0.5])
+    created = np.array([0.0, 1.0, 30 * DAY])
+    relevance = np.array([0.9, 0.8, 0.88])
+    uncovered = lambda pairs: [sup.Match(True, False)] * len(pairs)  # noqa: E731
+    covered = lambda pairs: [sup.SAME] * len(pairs)  # noqa: E731
+    params = RankParams(supersede_margin=0.2)
+    answer_closest = _at(10.0, -20.0, 0.0)  # cosines to 2: .985 and .940
+    new, newer = sup.supersede(score, relevance, created, answer_closest, params, uncovered)
+    assert newer.tolist() == [2, -1, -1] and new[2] > new[0]
+    less_relevant = np.array([0.9, 0.8, 0.84])  # beyond supersede_margin_uncovered
+    _, newer = sup.supersede(score, less_relevant, created, answer_closest, params, uncovered)
+    assert newer.tolist() == [-1, -1, -1]
+    # 2 is a correction of 1, which it is closer to: the answer keeps its place
+    other_closest = _at(20.0, -10.0, 0.0)
+    for words in (uncovered, covered):
+        new, newer = sup.supersede(score, relevance, created, other_closest, params, words)
+        assert newer.tolist() == [-1, 2, -1] and new[0] == 1.0
+    # keeping the query's words, it may be a little farther (supersede_closest)
+    almost = _at(12.0, -10.0, 0.0)  # cosines .978 and .985
+    assert sup.supersede(score, relevance, created, almost, params, covered)[1].tolist() == [
+        2,
+        2,
+        -1,
+    ]
+    assert sup.supersede(score, relevance, created, almost, params, uncovered)[1].tolist() == [
+        -1,
+        2,
+        -1,
+    ]
+
+
+def test_the_closest_earlier_statement_counts_whatever_its_words() -> None:
+    # 2 is a later statement about other things said of the same people: its
+    # words match the answer 0 (they share names and the query's words) and not
+    # the fact 1 it is closest to, which it really corrects. The answer stays.
+    score = np.array([1.0, 0.3, 0.5])
+    created = np.array([0.0, 1.0, 30 * DAY])
+    relevance = np.array([0.9, 0.8, 0.88])
+
+    def words(pairs: list[tuple[int, int]]) -> list[sup.Match]:
+        return [sup.SAME if i == 0 else sup.NOT_SAME for i, _ in pairs]
+
+    vectors = _at(20.0, -10.0, 0.0)  # cosines to 2: .940 and .985
+    params = RankParams(supersede_margin=0.2)
+    new, newer = sup.supersede(score, relevance, created, vectors, params, words)
+    assert newer.tolist() == [-1, -1, -1] and new.tolist() == score.tolist()

@@ -14,11 +14,15 @@ change everything else ("Lorae Jonis did not receive any awards in 2021;
 instead…"), so sharing it is one way to match; but later statements about
 the same person are many, so the newer one must also keep the subject the
 query asks about and at least half of the other query words the older one
-matched (what the query asks about, not just who). And a later message
-supersedes only the earlier statement it is nearest to (give or take a
-little): a correction of one fact also resembles the others said of the same
-people. The thresholds are in ``fusion.RankParams`` with the dev split they
-were chosen on.
+matched (what the query asks about, not just who) — or, when it says all
+of that anew ("…fluent in English and Spanish" -> "…only speaks French and
+German"), be the very earlier statement it is closest to among the
+candidates, whatever that one's words or score, and nearly as relevant to
+the query. A correction of one fact also resembles the others said of the
+same people, so a later message supersedes only an earlier statement close
+to the closest it has (give or take a little), and of those only the nearest.
+The thresholds are in ``fusion.RankParams`` with the dev split they were
+chosen on.
 """
 
 from __future__ import annotations
@@ -65,12 +69,10 @@ def rerank(
     rows[pos >= 0] = vectors.matrix[pos[pos >= 0]]
     asked = frozenset(index.stems(query_terms(query)))
 
-    def words(pairs: list[tuple[int, int]]) -> list[bool]:
+    def words(pairs: list[tuple[int, int]]) -> list[Match]:
         # read only for pairs that pass the vector tests, in one query
         seen = _words(index, sorted({int(ids[k]) for pair in pairs for k in pair}))
-        return [
-            same_statement(seen[int(ids[i])], seen[int(ids[j])], asked, params) for i, j in pairs
-        ]
+        return [match(seen[int(ids[i])], seen[int(ids[j])], asked, params) for i, j in pairs]
 
     new, newer = supersede(
         np.array([scored[j][0] for j in top]),
@@ -149,12 +151,30 @@ def names_in(text: str) -> list[str]:
     return list(dict.fromkeys(w for w in out if w not in STOPWORDS))  # as ``query_terms``
 
 
+@dataclass(frozen=True)
+class Match:
+    """What two messages' words say of them: one statement (restated or corrected)?"""
+
+    same: bool  # one statement, by their words
+    covered: bool  # and the newer keeps the query words the older one matched
+
+
+SAME = Match(True, True)  # what ``supersede`` assumes when it is given no words
+NOT_SAME = Match(False, False)
+
+
 def same_statement(old: Words, new: Words, query: frozenset[str], params: RankParams) -> bool:
-    """Do two messages' words make them one statement, restated or corrected?"""
+    """Do two messages' words make them one statement, restated or corrected,
+    the newer one still answering what the query asked of the older?"""
+    return match(old, new, query, params) == SAME
+
+
+def match(old: Words, new: Words, query: frozenset[str], params: RankParams) -> Match:
+    """``same_statement`` in two parts: one statement by their words, and the cover."""
     older, newer = old.terms, new.terms
     who = old.names & query  # the subject the query asks about: the newer must keep it
     if not who <= newer:
-        return False
+        return NOT_SAME
     # Names are shared by everything said about someone: the other words tell
     # two statements apart, and the other query words say what is asked of them.
     names = old.names | new.names
@@ -166,12 +186,12 @@ def same_statement(old: Words, new: Words, query: frozenset[str], params: RankPa
     # keeps most of the older statement's words while its Jaccard falls
     kept = shared >= max(params.supersede_shared, params.supersede_contain * len(older))
     if (alike or kept) and (older & newer) - names:
-        return covered
+        return Match(True, covered)
     # or it keeps only who it is about and says the rest anew ("Lorae Jonis did
     # not receive any awards in 2021; instead…"): then it must answer what the
     # older one answered of the query, beyond the name
     subject = bool(who) and who <= new.names and shared >= params.supersede_subject_shared
-    return subject and bool(asked) and covered
+    return Match(True, covered) if subject and asked else NOT_SAME
 
 
 def supersede(
@@ -180,18 +200,22 @@ def supersede(
     created: Floats,
     vectors: npt.NDArray[np.float32],
     params: RankParams,
-    words: Callable[[list[tuple[int, int]]], list[bool]] = lambda pairs: [True] * len(pairs),
+    words: Callable[[list[tuple[int, int]]], list[Match]] = lambda pairs: [SAME] * len(pairs),
 ) -> tuple[Floats, Ints]:
     """Scores with each correction lifted just above what it supersedes.
 
     Items are sorted best first; ``vectors`` are unit rows (zero rows, for
     messages without one, never match); ``relevance`` is each item's cosine to
     the query; ``words(pairs)`` says for each (older i, newer j) whether they
-    share their words (``same_statement``); a newer item supersedes only the older
-    ones within ``supersede_nearest`` of the cosine of its nearest such one.
-    Returns the new scores and, per item, the index of the newest item that
-    supersedes it (else -1). Corrections are applied oldest first, so in a
-    chain the newest ends on top.
+    are one statement by their words (``match``). A newer item j corrects an
+    older one only if that is (near) the earlier statement j is closest to
+    among all ``supersede_pool`` items: within ``supersede_closest`` when j
+    keeps the query's words, exactly the closest (and nearly as relevant, see
+    ``supersede_margin_uncovered``) when it says the rest anew. Then a newer
+    item supersedes only the older ones within ``supersede_nearest`` of the
+    cosine of its nearest such one. Returns the new scores and, per item, the
+    index of the newest item that supersedes it (else -1). Corrections are
+    applied oldest first, so in a chain the newest ends on top.
     """
     m = min(len(score), params.supersede_pool)
     n = min(m, params.supersede_top)
@@ -200,15 +224,29 @@ def supersede(
         return out, newer
     c = created[:m]
     r = relevance[:m]
-    sim = vectors[:n] @ vectors[:m].T
+    gram = _gram(vectors[:m])
+    sim = gram[:n]
+    before = c[None, :] - c[:, None] >= params.supersede_gap_s  # [i, j]: i said before j
+    # how close each item's closest earlier statement is, whatever it says or scores
+    closest = np.where(before, gram, -np.inf).max(axis=0)
     # [older candidate i, newer candidate j]: the cheap tests, all at once
     maybe = (
         (sim >= params.supersede_cos)
-        & (c[None, :] - c[:n, None] >= params.supersede_gap_s)
+        & before[:n]
         & (r[None, :] >= r[:n, None] - params.supersede_margin)
     )
     pairs = [(int(i), int(j)) for i, j in zip(*np.nonzero(maybe), strict=True)]
-    pairs = [ij for ij, same in zip(pairs, words(pairs) if pairs else [], strict=True) if same]
+
+    def corrects(i: int, j: int, said: Match) -> bool:
+        if not said.same:
+            return False
+        if said.covered:
+            return bool(sim[i, j] >= closest[j] - params.supersede_closest)
+        near = sim[i, j] >= closest[j] - params.supersede_closest_uncovered
+        return bool(near and r[j] >= r[i] - params.supersede_margin_uncovered)
+
+    said = words(pairs) if pairs else []
+    pairs = [ij for ij, s in zip(pairs, said, strict=True) if corrects(*ij, s)]
     # a later message corrects the earlier statement it is nearest to, not
     # everything it resembles that was said about the same people
     nearest = np.full(m, -np.inf)
@@ -219,3 +257,19 @@ def supersede(
         out[j] = max(out[j], np.nextafter(out[i], np.inf))
         newer[i] = j
     return out, newer
+
+
+_BLOCK = 10  # rows per product: see ``_gram``
+
+
+def _gram(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """All cosines among ``vectors``, in products of ``_BLOCK`` rows.
+
+    One 50 x 50 product makes OpenBLAS start its threads, which cost more than
+    the product (LoCoMo query p50 4 -> 21 ms on two busy cores). Every cosine
+    is read from this one matrix, so the closest one compares equal to itself.
+    """
+    out = np.empty((len(vectors), len(vectors)), dtype=np.float32)
+    for start in range(0, len(vectors), _BLOCK):
+        out[start : start + _BLOCK] = vectors[start : start + _BLOCK] @ vectors.T
+    return out
