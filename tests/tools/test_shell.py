@@ -13,6 +13,7 @@ import pytest
 
 from kenning.config import AgentConfig, Config, EmbeddingConfig
 from kenning.home import Home
+from kenning.testing import procs
 from kenning.tools import ToolContext, ToolResult
 from kenning.tools.shell import OUTPUT_CAP, shell
 from kenning.tools.shell_policy import decide, not_allowed
@@ -55,18 +56,7 @@ def run(ctx: ToolContext, command: str, timeout: int | None = None) -> ToolResul
 
 
 def gone(pid: int, within_s: float = 20.0) -> bool:
-    deadline = time.monotonic() + within_s
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return True
-        # A killed child may linger as a zombie until its new parent reaps it.
-        with contextlib.suppress(FileNotFoundError):
-            if Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z"):
-                return True
-        time.sleep(0.02)
-    return False
+    return procs.gone(pid, within_s)
 
 
 def test_output_and_exit_code(tmp_path: Path, workspace: Path) -> None:
@@ -110,8 +100,21 @@ def test_background_job_holding_the_pipe_does_not_hang(tmp_path: Path, workspace
     result = run(ctx, "sleep 20 & echo $! > bg; echo done")
     assert result.ok and result.text.startswith("done\n")
     assert "Background processes still held the output" in result.text
+    # A call that ended normally tells the watcher so: what it left running is not killed.
+    bg = int((workspace / "bg").read_text())
+    assert not gone(bg, within_s=0.5)
     with contextlib.suppress(ProcessLookupError):
-        os.kill(int((workspace / "bg").read_text()), signal.SIGKILL)
+        os.kill(bg, signal.SIGKILL)
+
+
+def test_the_command_gets_dev_null_and_never_the_lifeline(tmp_path: Path, workspace: Path) -> None:
+    ctx = make_ctx(tmp_path, workspace, approve=Approver(True))
+    result = run(ctx, "ls -l /proc/$$/fd")
+    assert result.ok, result.text
+    fds = dict(line.split()[-3::2] for line in result.text.splitlines() if " -> " in line)
+    assert fds["0"] == "/dev/null"
+    # The only pipe the command holds is its output (the watcher's lifeline is not there).
+    assert {target for target in fds.values() if target.startswith("pipe:")} == {fds["1"]}
 
 
 def test_cancelling_the_call_stops_the_command(tmp_path: Path, workspace: Path) -> None:

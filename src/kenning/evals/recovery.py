@@ -26,11 +26,12 @@ session with ``kenning run --resume`` in a new process:
   the starts; an interrupted deploy is to be finished with ``--finish``), and
   the goal ends ``done (check passed)``.
 
-A SIGKILL of Kenning does not reach a shell command it started: the command
-runs in its own process group (so that Kenning can stop it on a timeout) and
-outlives the kill. Each part records that (``command_outlived_kill``) and
-then ends the orphan itself, as a crash of the whole machine would, so the
-counts after the resume never depend on how fast the resume was.
+A shell command Kenning started ends with it, even when Kenning is SIGKILLed
+(a watcher in the command's process group sees Kenning go: ``tools/shell.py``).
+Each part checks that (``command_outlived_kill``: the fixture command is still
+there after a generous wait) and ends a survivor itself, as a crash of the
+whole machine would, so the counts after the resume never depend on how fast
+the resume was.
 
 With the scripted agent this measures Kenning (the transcript repair, the
 review's all-or-nothing landing, lock release); a real model adds whether it
@@ -58,6 +59,7 @@ from kenning.evals.harness import Agent, Meter, Outcome, Scenario, Scratch
 from kenning.home import Home
 from kenning.locks import Busy, locks_dir, try_lock
 from kenning.models.types import Usage
+from kenning.testing.procs import gone
 
 SCRIPT = "side_effect.sh"
 # A fixture command works while its hold file exists (60 s at most): the kill lands
@@ -69,6 +71,7 @@ RESUME_ASK = (
     "If an earlier attempt was interrupted, check before running it again."
 )
 WAIT_S = 60.0
+ORPHAN_WAIT_S = 20.0  # how long a killed Kenning's command may take to go (polled)
 DELEGATE_PREFIX = "Task: delegate to a subagent: "
 
 
@@ -104,7 +107,7 @@ def _child(home: Home, work: Path, *args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group: the kill reaches what Kenning started
-        # in it (a shell tool's command is in a group of its own: see ``end_orphan``)
+        # in it (a shell tool's command is in a group of its own, and must end by itself)
     )
 
 
@@ -142,13 +145,19 @@ def _text(path: Path) -> str:
 
 
 def end_orphan(pid_file: Path) -> bool:
-    """Whether the fixture command whose pid ``pid_file`` holds outlived Kenning's kill;
-    it is killed (its whole process group) either way, so nothing finishes behind our back."""
+    """Whether the fixture command whose pid ``pid_file`` holds outlived Kenning's kill
+    (it gets ``ORPHAN_WAIT_S`` to go); a survivor is killed (its whole process group), so
+    nothing finishes behind our back."""
     try:
         pid = int(_text(pid_file).split()[0])
+    except (IndexError, ValueError):
+        return False  # it never started
+    if gone(pid, ORPHAN_WAIT_S):
+        return False
+    try:
         group = os.getpgid(pid)
-    except (IndexError, ValueError, ProcessLookupError):
-        return False  # it never started, or it is gone
+    except ProcessLookupError:
+        return False  # it went just now
     if group == os.getpgrp():  # a reused pid in our own group: not the fixture's
         return False
     with contextlib.suppress(ProcessLookupError):
@@ -502,10 +511,15 @@ def run(agent: Agent, scratch: Scratch, meter: Meter, seed: int) -> Outcome:
         "the next review completes and covers what the killed one did not",
     )
     check_goal(out, goal)
-    if tool["command_outlived_kill"] or goal["command_outlived_kill"]:
+    out.check(
+        "command_ended_with_kenning",
+        not any(part["command_outlived_kill"] for part in (tool, sub, goal)),
+        "a SIGKILL of Kenning ends the shell command it was running",
+    )
+    if any(part["command_outlived_kill"] for part in (tool, sub, goal)):
         out.notes.append(
-            "a SIGKILL of Kenning leaves the shell command it was running alive (the command "
-            "has its own process group); the scenario ends it, as a machine crash would"
+            "a SIGKILL of Kenning left the shell command it was running alive; the scenario "
+            "ended it, as a machine crash would"
         )
     return out
 

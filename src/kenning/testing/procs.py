@@ -1,7 +1,10 @@
-"""Real processes for tests that need one running: a git that holds a repository open."""
+"""Real processes for tests that need one running (a git that holds a repository open),
+and waiting for one to end."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -29,3 +32,26 @@ def running_git(cwd: Path) -> Iterator[subprocess.Popen[bytes]]:
         assert proc.stdin is not None
         proc.stdin.close()
         proc.wait(timeout=30)
+
+
+def gone(pid: int, within_s: float) -> bool:
+    """Whether process ``pid`` ends within ``within_s`` seconds (polled, never assumed).
+
+    A killed process whose parent died too is left a zombie until its new parent
+    (init, or a container's first process that may never reap) collects it: dead all
+    the same, so a zombie counts as gone.
+    """
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        except PermissionError:
+            pass  # alive, and someone else's
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[-1].startswith("Z"):
+                return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)

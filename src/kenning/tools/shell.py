@@ -14,6 +14,22 @@ result always states the exit code, and output beyond ``OUTPUT_CAP`` keeps its
 beginning and end with a note of what was cut. The output pipe is ours: once
 the command exits we read what is left for a moment and then close it, so a
 background job that still holds it cannot hang the tool.
+
+The command also ends with the Kenning process that started it, even a
+SIGKILLed one, so a resumed session never runs it again beside a first run
+still going. A watcher in the command's process group (``_LAUNCH``: a
+background job of a POSIX ``sh``, which then execs bash with the command, so
+the command keeps the pid we wait on) reads a pipe whose write end only
+Kenning holds. Kenning writes "done" when the call ends; end of file without
+it means Kenning died, and the watcher SIGKILLs the whole group. This is
+plain pipe semantics, so it works the same on Linux and macOS, needs no
+``prctl(PR_SET_PDEATHSIG)`` (which reaches only the direct child and fires
+when the forking thread ends) and no ``preexec_fn`` (unsafe in a threaded
+process). Out of reach, by the user's (or a program's) choice: whatever
+leaves the group — ``setsid``, a daemon, ``timeout`` without
+``--foreground`` — and background jobs still running when the call ends
+(their output is not captured either). ``nohup cmd &`` stays in the group, so
+it goes with a killed Kenning.
 """
 
 from __future__ import annotations
@@ -43,6 +59,17 @@ _QUIET_ENV = {
     "NO_COLOR": "1",
     "GIT_TERMINAL_PROMPT": "0",
 }
+_DONE = b"done\n"  # what Kenning tells the watcher when the call ends normally
+# sh -c _LAUNCH BASH COMMAND, with the lifeline pipe as stdin. The watcher is a background
+# job (so it stays in the group) that ignores the SIGTERM of a timeout (the SIGKILL that
+# follows ends it), keeps no copy of the output pipe (which would look like a lingering
+# job), and kills the group (``kill 0``) when the lifeline ends without "done". The
+# command gets /dev/null as stdin and never sees the lifeline.
+_LAUNCH = (
+    "exec 3<&0 </dev/null\n"
+    "{ trap '' TERM INT HUP; read -r _ <&3 || kill -s KILL 0; } >/dev/null 2>&1 &\n"
+    'exec "$0" -c "$1" 3<&-\n'
+)
 
 
 @tool(toolset="shell", exclusive=True, gated=True)
@@ -86,15 +113,27 @@ async def shell(command: str, timeout: int | None = None, *, ctx: ToolContext) -
 
 async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolResult:
     """Run ``command`` with bash in its own process group; the result for the model."""
+    lifeline_read, lifeline = os.pipe()  # both close-on-exec: no other child inherits them
+    try:
+        return await _run(command, cwd, timeout_s, lifeline_read)
+    finally:
+        with contextlib.suppress(OSError):  # the watcher is gone if the group was killed
+            os.write(lifeline, _DONE)
+        os.close(lifeline)
+
+
+async def _run(command: str, cwd: Path, timeout_s: float, lifeline_read: int) -> ToolResult:
     read_fd, write_fd = os.pipe()
     started = time.monotonic()
     try:
         proc = await asyncio.create_subprocess_exec(
-            "/bin/bash" if Path("/bin/bash").exists() else "/bin/sh",
+            "/bin/sh",
             "-c",
+            _LAUNCH,
+            "/bin/bash" if Path("/bin/bash").exists() else "/bin/sh",
             command,
             cwd=cwd,
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=lifeline_read,
             stdout=write_fd,
             stderr=write_fd,
             start_new_session=True,  # its own process group: killpg reaches its children
@@ -105,6 +144,7 @@ async def run_command(command: str, cwd: Path, timeout_s: float) -> ToolResult:
         raise
     finally:
         os.close(write_fd)  # the child has its copy; ours would keep the pipe open forever
+        os.close(lifeline_read)  # the watcher's end: only the write end must stay here
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     capture = _Capture()
     reader = asyncio.StreamReader()
