@@ -41,7 +41,7 @@ class State:
 
     fresh: Outcome | None  # finished for the current inputs
     stale: Outcome | None  # the last one finished, for inputs that have changed since
-    running_s: float | None  # how long the run for the current inputs has been going
+    running_s: float | None  # how long ago the current inputs were first asked for
 
 
 class DreamWorker:
@@ -53,7 +53,7 @@ class DreamWorker:
         self._compute = compute
         self._cond = threading.Condition()
         self._wanted: Key | None = None
-        self._running: tuple[Key, float] | None = None  # its inputs, its monotonic start
+        self._wanted_at = 0.0  # monotonic: when these inputs were first asked for
         self._last: Outcome | None = None
         self._thread: threading.Thread | None = None
         self._stopping = False
@@ -65,24 +65,15 @@ class DreamWorker:
             if last is not None and last.key == key:
                 return State(last, None, None)
             if self._wanted != key:
-                self._wanted = key
+                self._wanted, self._wanted_at = key, time.monotonic()
                 self._cond.notify_all()
             if self._thread is None and not self._stopping:
                 self._thread = threading.Thread(
                     target=self._loop, name="kenning-ui-dreams", daemon=True
                 )
                 self._thread.start()
-            running = self._running
-            since = time.monotonic() - running[1] if running and running[0] == key else 0.0
-            return State(None, last, since)
-
-    def wait(self, key: Key, timeout: float) -> Outcome | None:
-        """The outcome for ``key`` once it is there, or None after ``timeout`` seconds."""
-        with self._cond:
-            self._cond.wait_for(
-                lambda: self._last is not None and self._last.key == key, timeout=timeout
-            )
-            return self._last if self._last is not None and self._last.key == key else None
+            # Counted from the ask: a run for older inputs may still be finishing first.
+            return State(None, last, time.monotonic() - self._wanted_at)
 
     def stop(self, timeout: float = 30.0) -> None:
         """End the thread after the run under way, if any."""
@@ -100,12 +91,10 @@ class DreamWorker:
                 key = self._due()
                 if self._stopping or key is None:
                     return
-                began = time.monotonic()
-                self._running = (key, began)
+            began = time.monotonic()
             found, error = self._run()
             with self._cond:
                 self._last = Outcome(key, found, error, time.monotonic() - began)
-                self._running = None
                 self._cond.notify_all()
 
     def _due(self) -> Key | None:
