@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from starlette.testclient import TestClient
 
 from kenning.archive.store import Message
 from kenning.home import Home
+from kenning.learning.dream import Dreamer
 from kenning.memory.store import Target
 from kenning.skills.guards import Writer
 from kenning.skills.library import SkillLibrary
@@ -101,16 +103,32 @@ class Client:
         return self.http.post(path, data={"csrf": self.guard.csrf, **data})
 
 
-def client_for(root: Path, *, read_only: bool = False) -> Iterator[Client]:
+def client_for(
+    root: Path, *, read_only: bool = False, dreamer: Callable[[Home], Dreamer] = Dreamer
+) -> Iterator[Client]:
     home = Home.open(root, overrides=SETTINGS)
     guard = Guard("127.0.0.1", PORT, read_only=read_only)
-    http = TestClient(build_app(Ui(home, guard)), base_url=f"http://127.0.0.1:{PORT}")
+    ui = Ui(home, guard, dreamer=dreamer)
+    http = TestClient(build_app(ui), base_url=f"http://127.0.0.1:{PORT}")
     http.cookies.set(guard.cookie, guard.token)
     try:
         yield Client(http, guard, home)
     finally:
         http.close()
+        ui.close()
         home.close()
+
+
+def candidates_when_ready(client: Client, *, timeout: float = 60.0) -> str:
+    """The candidates fragment once the background dry run for now's inputs is done."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body = client.http.get("/dreams/candidates", headers={"hx-request": "true"}).text
+        if "computing…" not in body:
+            return body
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the candidates were still computing after {timeout} s")
+        time.sleep(0.05)
 
 
 @pytest.fixture

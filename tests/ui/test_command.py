@@ -46,7 +46,11 @@ def test_bench_ui_times_every_page_beside_kenning_search() -> None:
     for name in ("dashboard", "memory", "history", "sessions", "search", "skills", "dreams"):
         assert pages[name]["p95_ms"] >= pages[name]["p50_ms"] > 0, name
     assert pages["kenning search"]["p50_ms"] > 0
+    assert pages["dream candidates, computing"]["p50_ms"] > 0  # the first ask: at once
+    assert pages["dream candidates, ready"]["p50_ms"] > 0
+    assert pages["dream dry run, background"]["p50_ms"] > 0
     lines = ui_bench.table(report)
     assert "300 archived messages" in lines[0] and any("kenning search" in x for x in lines)
+    assert any(x.startswith("dream dry run, background") and "no request waits" in x for x in lines)
     result = CliRunner().invoke(cli, ["bench", "ui", "--messages", "10"])
     assert result.exit_code == 2 and "--messages >= 100" in result.output

@@ -6,7 +6,7 @@ import html
 import re
 
 from starlette.testclient import TestClient
-from tests.ui.conftest import Client, Seeded
+from tests.ui.conftest import Client, Seeded, candidates_when_ready
 
 from kenning.memory.store import Target
 from kenning.skills.library import SkillLibrary
@@ -207,7 +207,7 @@ def test_dreaming_shows_candidates_with_their_gates(client: Client) -> None:
     client.home.journal.append("The VPN config lives in ops/vpn")
     page = text(client.http.get("/dreams"))
     assert 'hx-get="/dreams/candidates"' in page and "No dreaming report yet" in page
-    body = text(client.http.get("/dreams/candidates", headers={"hx-request": "true"}))
+    body = html.unescape(candidates_when_ready(client))
     assert "<html" not in body and "The VPN config lives in ops/vpn" in body
     assert "✗ 0" in body  # never recalled: fails the recall gate
     assert "recalled 0× < 3" in body  # dreaming's own verdict
@@ -215,10 +215,11 @@ def test_dreaming_shows_candidates_with_their_gates(client: Client) -> None:
 
 
 def test_the_dry_run_is_kept_until_its_inputs_change(client: Client) -> None:
-    first = text(client.http.get("/dreams/candidates"))
+    first = html.unescape(candidates_when_ready(client))
     assert "Redis runs on port 6380" not in first
+    assert "Dry run of" in text(client.http.get("/dreams/candidates"))  # kept: nothing changed
     client.home.journal.append("Redis runs on port 6380 on the cache host")
-    assert "Redis runs on port 6380" in text(client.http.get("/dreams/candidates"))
+    assert "Redis runs on port 6380" in html.unescape(candidates_when_ready(client))
     (client.home.root / "DREAMS.md").write_text("# Dreams\n\n## A run\n- promoted *this*\n")
     assert "<em>this</em>" in client.http.get("/dreams").text
 

@@ -9,6 +9,11 @@ process, and its time is the one the server reports in ``Server-Timing`` —
 the server's work, without a browser or a network. Search pages are asked
 distinct queries, so no cache flatters them.
 
+The dreaming candidates are computed by a background thread (dreaming's dry
+run) and their fragment answers at once: it is timed while that run goes
+(``computing``) and once it is done (``ready``), and the run itself is
+reported apart, as long as it took beside those requests.
+
 Beside them, in the same run on the same home: ``kenning search``'s own work
 (``SearchEngine.search`` with the command's arguments) over the same number
 of other distinct queries, so the search page compares with the command.
@@ -35,13 +40,13 @@ from kenning.home import Home
 from kenning.memory.store import Target
 from kenning.skills.library import SkillLibrary
 from kenning.storage.query import SCOPES
-from kenning.ui import journal_pages
 from kenning.ui.app import Ui, build_app
 from kenning.ui.security import Guard
 
 PORT = 8765
 WARMUP = 2
 TARGET_P95_MS = 300.0
+BACKGROUND_TIMEOUT_S = 3600.0
 Progress = Callable[[str, int], None]
 
 
@@ -98,7 +103,34 @@ def pages(home: Home, queries: list[str]) -> dict[str, list[str]]:
         "skill": [f"/skills/{skill}"] * n,
         "journal": ["/journal"] * n,
         "dreams": ["/dreams"] * n,
-        "dream candidates": ["/dreams/candidates"] * n,  # kept while nothing changes
+    }
+
+
+def _candidates(client: TestClient, requests: int, report: Progress) -> dict[str, Any]:
+    """The candidates fragment while the background dry run goes and once it is done,
+    and that run's own duration (as the worker measured it, beside these requests)."""
+    began = time.monotonic()
+    computing: list[float] = []
+    for _ in range(requests):  # the first ask always finds it computing: nothing ran yet
+        answer = client.get("/dreams/candidates")
+        if "computing…" not in answer.text:
+            break  # done already (a small archive)
+        computing.append(_server_ms(answer))
+    while True:
+        answer = client.get("/dreams/candidates")
+        took = re.search(r'data-took-s="([\d.]+)"', answer.text)
+        if took:
+            break
+        if time.monotonic() - began > BACKGROUND_TIMEOUT_S:
+            raise RuntimeError(f"the dry run took over {BACKGROUND_TIMEOUT_S:.0f} s")
+        time.sleep(0.1)
+    ready = [_server_ms(client.get("/dreams/candidates")) for _ in range(requests)]
+    report("pages", 1)
+    once = float(took.group(1)) * 1000
+    return {
+        "dream candidates, computing": _ms(computing),
+        "dream candidates, ready": _ms(ready),
+        "dream dry run, background": {"p50_ms": round(once, 2), "p95_ms": round(once, 2)},
     }
 
 
@@ -107,7 +139,8 @@ def _measure(
 ) -> dict[str, Any]:
     home = Home.open(root, overrides={"embedding": {"provider": embedder}})
     guard = Guard("127.0.0.1", PORT)
-    client = TestClient(build_app(Ui(home, guard)), base_url=f"http://127.0.0.1:{PORT}")
+    ui = Ui(home, guard)
+    client = TestClient(build_app(ui), base_url=f"http://127.0.0.1:{PORT}")
     client.cookies.set(guard.cookie, guard.token)
     out: dict[str, Any] = {}
     try:
@@ -118,13 +151,10 @@ def _measure(
             samples = [_server_ms(client.get(path)) for path in paths[WARMUP:]]
             out[name] = _ms(samples)
             report("pages", 1)
-        # What the first visit, or one after a change, waits for: dreaming's own
-        # dry run, once (it weighs every recent statement against the others:
-        # minutes when the whole synthetic archive is from today).
-        began = time.perf_counter()
-        journal_pages.dry_run(home)
-        once = (time.perf_counter() - began) * 1000
-        out["dream candidates, fresh"] = {"p50_ms": round(once, 2), "p95_ms": round(once, 2)}
+        # The candidates: the first ask starts dreaming's dry run in the background
+        # (every recent statement weighed against the others: seconds on a big
+        # archive), and the fragment answers at once meanwhile.
+        out.update(_candidates(client, requests, report))
         cli_samples = []
         for query in scale._queries(rng, requests + WARMUP)[WARMUP:]:
             began = time.perf_counter()
@@ -134,6 +164,7 @@ def _measure(
         report("pages", 1)
     finally:
         client.close()
+        ui.close()
         home.close()
     return out
 
@@ -170,13 +201,14 @@ def table(report: dict[str, Any]) -> list[str]:
     lines = [
         f"kenning ui · {report['messages']:,} archived messages · embedder {report['embedder']} "
         f"· {report['requests']} requests per page · server time (Server-Timing)",
-        f"{'page':<20}{'p50 ms':>9}{'p95 ms':>9}",
+        f"{'page':<28}{'p50 ms':>9}{'p95 ms':>9}",
     ]
     for name, times in report["pages"].items():
-        over = "  over target" if times["p95_ms"] > report["target_p95_ms"] else ""
-        if name == "dream candidates, fresh":
-            over += "  (one run of `kenning dream --dry-run`'s work)"
-        lines.append(f"{name:<20}{times['p50_ms']:>9.1f}{times['p95_ms']:>9.1f}{over}")
+        if name == "dream dry run, background":
+            over = "  (no request waits for it; one run, beside the requests above)"
+        else:
+            over = "  over target" if times["p95_ms"] > report["target_p95_ms"] else ""
+        lines.append(f"{name:<28}{times['p50_ms']:>9.1f}{times['p95_ms']:>9.1f}{over}")
     lines.append(
         f"target: p95 ≤ {report['target_p95_ms']:.0f} ms; `kenning search` is the engine "
         "call alone, beside the search page"

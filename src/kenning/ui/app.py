@@ -34,6 +34,7 @@ from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kenning.home import Home
+from kenning.learning.dream import Dreamer
 from kenning.ui.security import CSRF_FIELD, CSRF_HEADER, Guard, Security
 
 T = TypeVar("T")
@@ -60,11 +61,23 @@ def stamp(value: float | None) -> str:
 class Ui:
     """One running UI: the home, the guard, the templates and the one-at-a-time lock."""
 
-    def __init__(self, home: Home, guard: Guard, *, profile: str | None = None) -> None:
+    def __init__(
+        self,
+        home: Home,
+        guard: Guard,
+        *,
+        profile: str | None = None,
+        dreamer: Callable[[Home], Dreamer] = Dreamer,
+    ) -> None:
         self.home = home
         self.guard = guard
         self.profile = profile
         self.lock = threading.Lock()
+        # How the candidates page makes its Dreamer (tests hold its dry run with a hook).
+        self.dreamer = dreamer
+        # Work that runs beside the requests: begun when the server starts, ended with it.
+        self.on_start: list[Callable[[], object]] = []
+        self.on_close: list[Callable[[], object]] = []
         env = jinja2.Environment(
             loader=jinja2.PackageLoader("kenning.ui", "templates"),
             autoescape=True,
@@ -99,6 +112,14 @@ class Ui:
             request, template, context, status_code=status_code
         )
         return response
+
+    def start(self) -> None:
+        for begin in self.on_start:
+            begin()
+
+    def close(self) -> None:
+        for end in self.on_close:
+            end()
 
 
 class ServerTiming:
@@ -163,8 +184,10 @@ def serve(ui: Ui, sock: socket.socket, *, ready: Callable[[str], None]) -> None:
 
     config = uvicorn.Config(build_app(ui), log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
+    ui.start()
     ready(ui.guard.url())
     try:
         server.run(sockets=[sock])
     finally:
         sock.close()
+        ui.close()

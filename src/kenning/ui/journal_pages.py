@@ -5,13 +5,16 @@ The journal is ``Journal.days``/``read``; the candidates are a dry run of
 its numbers beside the ``[dream]`` gates and the verdict dreaming gave it.
 
 A dry run weighs every recent statement against every other (seconds on a
-big archive), so the page loads it as a fragment after it is shown, and
-keeps the result until one of its inputs changes: MEMORY.md, the journal,
-the archive's newest message, the recall log, or the day.
+big archive), so it runs off the request path (``DreamWorker``: one thread
+per server, begun with the server) and the fragment answers at once: the
+result while its inputs are unchanged (MEMORY.md, the journal, the archive's
+newest message, the recall log, the day); else "computing…", polling until
+it is ready, beside the last result labelled as from before the change.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -28,6 +31,7 @@ from kenning.journal import JournalError
 from kenning.learning.dream import PHASES, Dreamer, DreamReport, Scored
 from kenning.memory.store import Target
 from kenning.ui.app import Ui
+from kenning.ui.dream_worker import DreamWorker
 from kenning.ui.skill_pages import render_markdown
 
 DREAMS_FILE = "DREAMS.md"
@@ -75,20 +79,6 @@ class Candidate:
 class Dreams:
     report: DreamReport
     candidates: list[Candidate]
-
-
-class DryRuns:
-    """The last dry run, for as long as what it read is unchanged."""
-
-    def __init__(self) -> None:
-        self._key: tuple[object, ...] | None = None
-        self._found: Dreams | None = None
-
-    def get(self, home: Home) -> Dreams:
-        key = inputs(home)
-        if self._found is None or key != self._key:
-            self._found, self._key = dry_run(home), key
-        return self._found
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
@@ -151,8 +141,8 @@ def dreams_file(home: Home) -> tuple[Markup | None, str | None]:
     return render_markdown(found[0].decode("utf-8", errors="replace")), None
 
 
-def dry_run(home: Home) -> Dreams:
-    report = Dreamer(home).run(phases=PHASES, dry_run=True)
+def dry_run(home: Home, dreamer: Callable[[Home], Dreamer] = Dreamer) -> Dreams:
+    report = dreamer(home).run(phases=PHASES, dry_run=True)
     today = report.now.date()
     shown = [Candidate(item, gates_of(home, item, today)) for item in report.considered]
     return Dreams(report, shown)
@@ -174,11 +164,14 @@ def routes(ui: Ui) -> list[BaseRoute]:
             config=ui.home.config.dream,
         )
 
-    runs = DryRuns()
+    worker = DreamWorker(ui.home, lambda home: dry_run(home, ui.dreamer))
+    ui.on_start.append(lambda: worker.want(inputs(ui.home)))  # a new server's cache is cold
+    ui.on_close.append(worker.stop)
 
     async def candidates(request: Request) -> Response:
-        found = await ui.call(runs.get, ui.home)
-        return ui.page(request, "candidates.html", title="Dreaming candidates", dreams=found)
+        key = await ui.call(inputs, ui.home)
+        state = worker.want(key)
+        return ui.page(request, "candidates.html", title="Dreaming candidates", state=state)
 
     return [
         Route("/journal", journal, methods=["GET"]),
