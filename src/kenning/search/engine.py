@@ -70,28 +70,6 @@ class _Side:
     pool: np.ndarray  # the pool's cosines (for the shared min-max)
 
 
-def _lookup(sorted_keys: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Index (into the unsorted keys) of each wanted key, or -1 when absent."""
-    if not len(sorted_keys):
-        return np.full(len(wanted), -1, dtype=np.int64)
-    p = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
-    return np.where(sorted_keys[p] == wanted, order[p], -1).astype(np.int64)
-
-
-def _spread(
-    ids: np.ndarray, by_id: dict[int, float], out: np.ndarray, *, values: bool = False
-) -> np.ndarray:
-    """``out`` with, at each sorted ``ids`` position present in ``by_id``, its value
-    (``values``) or 1.0 (membership)."""
-    if not by_id or not len(ids):
-        return out
-    keys = np.fromiter(by_id.keys(), np.int64, len(by_id))
-    p = np.minimum(np.searchsorted(ids, keys), len(ids) - 1)
-    ok = ids[p] == keys
-    out[p[ok]] = np.fromiter(by_id.values(), np.float64, len(by_id))[ok] if values else 1.0
-    return out
-
-
 class SearchEngine:
     # From this many message vectors on, the dense side runs on a worker
     # thread beside FTS5 (see ``_start_dense``); below it the thread costs
@@ -526,16 +504,17 @@ class SearchEngine:
         # or one outside the scope is not in ``meta``, so that side stays -1.
         key = session * (1 << 32) + seq
         order = np.argsort(key)
-        prev, nxt = _lookup(key[order], order, key - 1), _lookup(key[order], order, key + 1)
+        keys = key[order]
+        prev, nxt = index.lookup(keys, order, key - 1), index.lookup(keys, order, key + 1)
         cos = np.zeros(n)
         if qvec is not None and len(self._messages):
             pos = self._messages.positions(ids)
             found = pos >= 0
             cos[found] = self._messages.matrix[pos[found]] @ qvec
-        in_pool = _spread(ids, side.cos, np.zeros(n)) > 0
+        in_pool = index.spread(ids, side.cos, np.zeros(n)) > 0
         has_vec = in_pool | (cos != 0)
         dense = np.where(has_vec, fusion.dense_norm(cos, hi, lo), 0.0)
-        lex = _spread(ids, side.lex, np.zeros(n), values=True)
+        lex = index.spread(ids, side.lex, np.zeros(n), values=True)
         base = fusion.base_scores(lex, dense, self.params.w_lex)
         score = fusion.context_scores(base, prev, nxt, session, self.params)
         score = score / self.params.message_scale

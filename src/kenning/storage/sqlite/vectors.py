@@ -27,8 +27,8 @@ from kenning.storage.identity import (
     message_docs,
     recipe_changed,
 )
-from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
 from kenning.storage.query import SearchFilters
+from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
 from kenning.storage.sqlite.index import ROWS_WITH_PREVIOUS
 from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
 
