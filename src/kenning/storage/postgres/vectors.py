@@ -17,6 +17,7 @@ from dataclasses import asdict
 from typing import Literal
 
 import numpy as np
+import psycopg
 
 from kenning.embed.base import Embedder, Progress
 from kenning.storage.identity import (
@@ -337,6 +338,12 @@ class PostgresVectors:
         try:
             yield
         finally:
+            # Vacuumed before the build: left to autovacuum, the freshly loaded
+            # table (and then its HNSW index, slow to vacuum) is swept while
+            # the next searches run, taking a core from them.
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                for table in ("message_vectors", "search_embed_queue"):
+                    conn.execute(f"VACUUM (ANALYZE) {table}")
             identity = self.stored_identity()
             if identity is not None:
                 with txn(conn):
