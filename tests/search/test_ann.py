@@ -86,11 +86,11 @@ def mixed(archive: Archive) -> Archive:
     return archive
 
 
-def _engine(archive: Archive, approximate_above: int) -> SearchEngine:
+def _engine(archive: Archive, approximate_above: int, vector_index: bool = True) -> SearchEngine:
     return SearchEngine(
         archive,
         FakeEmbedder(),
-        SearchConfig(approximate_above=approximate_above),
+        SearchConfig(approximate_above=approximate_above, vector_index=vector_index),
         params=RankParams(recency_weight=0.0),
         record_recalls=False,
     )
@@ -99,10 +99,11 @@ def _engine(archive: Archive, approximate_above: int) -> SearchEngine:
 def test_engine_over_the_threshold_ranks_like_exact_search(mixed: Archive, backend: str) -> None:
     # Few vectors: the candidate floor covers them all, so the approximate
     # path must reproduce exact search hit for hit — sequential or with the
-    # dense side on the worker thread beside FTS5; on PostgreSQL the pool
-    # comes from pgvector's HNSW (scopes through its iterative scan) instead.
+    # dense side on the worker thread beside FTS5; with search.vector_index on
+    # PostgreSQL the pool comes from pgvector's HNSW (scopes through its
+    # iterative scan) instead.
     exact = _engine(mixed, 0)
-    variants = [_engine(mixed, 1), _engine(mixed, 0), _engine(mixed, 1)]
+    variants = [_engine(mixed, 1), _engine(mixed, 0), _engine(mixed, 1), _engine(mixed, 1, False)]
     variants[1].overlap_above = variants[2].overlap_above = 1
     scopes = [None, SearchFilters(user_id="ada"), SearchFilters(sources=("cron",))]
     compared = 0
@@ -114,6 +115,7 @@ def test_engine_over_the_threshold_ranks_like_exact_search(mixed: Archive, backe
                 got = [(h.id, round(h.score, 6)) for h in engine.search(query, filters=scope).hits]
                 assert got == want, (query, scope, engine.overlap_above)
     assert compared > 50
+    assert len(variants[3]._ann) == len(variants[3]._messages)  # no vector_index: prefilter
     if backend == "postgres":  # the pool came from the database: no projection held here
         assert len(variants[0]._ann) == len(variants[2]._ann) == 0
         return

@@ -3,9 +3,9 @@
 Pipeline: stopword-filtered OR-of-quoted-terms FTS5 (bm25 with
 the previous message as a .35-weighted column, near-stopwords pruned by
 document frequency) + cosine over all vectors, exact or, above
-``search.approximate_above`` vectors, from the database's own vector index
-where it keeps one (pgvector's HNSW on PostgreSQL) or else through a
-projected prefilter (``search.ann``) (top-200 pool) →
+``search.approximate_above`` vectors, through a projected prefilter
+(``search.ann``) or, with ``search.vector_index``, the database's own index
+(pgvector's HNSW) (top-200 pool) →
 candidates and their session neighbours → score fusion, neighbour smoothing
 and session boost (``fusion``) → automated-source penalty and recency, or
 what the query's time words ask for ("now", "in 2023", "before the move":
@@ -403,12 +403,12 @@ class SearchEngine:
         OpenBLAS spreads a product over both cores and keeps its threads
         spinning, which took the CPU from SQLite and cancelled the gain.
 
-        Where the database keeps a vector index, the approximate pool comes
-        from it on this thread (the backend's one connection must not run
+        With ``search.vector_index`` and a database that keeps a vector index,
+        the approximate pool comes from it on this thread (the backend's one connection must not run
         statements from two threads at once), rescored exactly here."""
         if self._approximate() and not self._narrow(mask):
-            k = self.params.dense_pool
-            found = self.storage.vectors.indexed_nearest(qvec, k, scope)
+            k, vectors = self.params.dense_pool, self.storage.vectors
+            found = vectors.indexed_nearest(qvec, k, scope) if self.config.vector_index else None
             if found is not None:
                 return self._rescored(found, qvec, k)
             # the only mutation: here, never on the worker
