@@ -2,8 +2,8 @@
 
 Same queue, identity and batch rules as ``storage.sqlite.vectors``. The blob
 (``v``) is what engines load (bit-identical to SQLite's); the pgvector column
-(``e``) serves ``nearest`` and the engine's dense pool above
-``search.approximate_above`` (``indexed_nearest``) through an HNSW index
+(``e``) serves ``nearest`` and, with ``search.vector_index``, the engine's
+dense pool above ``search.approximate_above`` (``indexed_nearest``) through an HNSW index
 (cosine), made for the identity's dimensions when an identity is claimed,
 dropped on ``reset`` and, around a bulk load, dropped and built once after.
 """
