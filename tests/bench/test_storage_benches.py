@@ -47,6 +47,16 @@ def test_scale_runs_the_same_archive_on_postgres_beside_sqlite(pg_url: str) -> N
     assert _scratch_schemas(pg_url) == before  # its scratch schema is gone
 
 
+def test_scale_reports_postgres_hnsw_beside_exact_above_the_threshold(pg_url: str) -> None:
+    args = ["bench", "scale", "-n", "300", "--queries", "4", "--no-embedding-speed"]
+    result = CliRunner().invoke(cli, [*args, "--approximate-above", "100", "--storage", pg_url])
+    assert result.exit_code == 0, result.output
+    assert "postgres hybrid is approximate too: its top 10 shares 100.00%" in result.output
+    # 300 vectors, a pool of 200 and ef_search 400: HNSW finds the exact pool
+    hnsw = [line for line in result.output.splitlines() if "dense alone, HNSW" in line]
+    assert len(hnsw) == 1 and hnsw[0].endswith("recall of exact top 10 1.000, top 200 1.000")
+
+
 def test_scale_text_puts_postgres_in_its_own_columns(pg_url: str) -> None:
     args = ["bench", "scale", "-n", "200", "--queries", "2", "--no-embedding-speed"]
     result = CliRunner().invoke(cli, [*args, "--storage", pg_url])

@@ -86,22 +86,24 @@ def mixed(archive: Archive) -> Archive:
     return archive
 
 
-def _engine(archive: Archive, approximate_above: int) -> SearchEngine:
+def _engine(archive: Archive, approximate_above: int, vector_index: bool = True) -> SearchEngine:
     return SearchEngine(
         archive,
         FakeEmbedder(),
-        SearchConfig(approximate_above=approximate_above),
+        SearchConfig(approximate_above=approximate_above, vector_index=vector_index),
         params=RankParams(recency_weight=0.0),
         record_recalls=False,
     )
 
 
-def test_engine_over_the_threshold_ranks_like_exact_search(mixed: Archive) -> None:
+def test_engine_over_the_threshold_ranks_like_exact_search(mixed: Archive, backend: str) -> None:
     # Few vectors: the candidate floor covers them all, so the approximate
     # path must reproduce exact search hit for hit — sequential or with the
-    # dense side on the worker thread beside FTS5.
+    # dense side on the worker thread beside FTS5; with search.vector_index on
+    # PostgreSQL the pool comes from pgvector's HNSW (scopes through its
+    # iterative scan) instead.
     exact = _engine(mixed, 0)
-    variants = [_engine(mixed, 1), _engine(mixed, 0), _engine(mixed, 1)]
+    variants = [_engine(mixed, 1), _engine(mixed, 0), _engine(mixed, 1), _engine(mixed, 1, False)]
     variants[1].overlap_above = variants[2].overlap_above = 1
     scopes = [None, SearchFilters(user_id="ada"), SearchFilters(sources=("cron",))]
     compared = 0
@@ -113,11 +115,17 @@ def test_engine_over_the_threshold_ranks_like_exact_search(mixed: Archive) -> No
                 got = [(h.id, round(h.score, 6)) for h in engine.search(query, filters=scope).hits]
                 assert got == want, (query, scope, engine.overlap_above)
     assert compared > 50
+    assert len(variants[3]._ann) == len(variants[3]._messages)  # no vector_index: prefilter
+    if backend == "postgres":  # the pool came from the database: no projection held here
+        assert len(variants[0]._ann) == len(variants[2]._ann) == 0
+        return
     assert variants[2]._worker is not None and variants[0]._worker is None
     assert len(variants[0]._ann) == len(variants[0]._messages)
 
 
-def test_approximate_engine_scopes_never_leak_and_sees_new_messages(mixed: Archive) -> None:
+def test_approximate_engine_scopes_never_leak_and_sees_new_messages(
+    mixed: Archive, backend: str
+) -> None:
     engine = _engine(mixed, 1)
     engine._ann = ann.ProjectedPrefilter(dims=8, share=0.0, min_candidates=15)  # truly partial
     scopes = [
@@ -134,9 +142,10 @@ def test_approximate_engine_scopes_never_leak_and_sees_new_messages(mixed: Archi
         for hit in hits:
             session = mixed.session(hit.session_id or "")
             assert session is not None and allowed(session), (scope, hit)
-    assert len(engine._ann) == len(engine._messages) == 120
-    # A message archived after the prefilter was built is projected and found.
+    projected = 0 if backend == "postgres" else 120  # PostgreSQL: HNSW, no prefilter
+    assert len(engine._ann) == projected and len(engine._messages) == 120
+    # A message archived after the prefilter (or the index) was built is found.
     add_session(mixed, [("Ada", "zebra crossing budget")])
     hits = engine.search("zebra crossing budget", kinds=("message",)).hits
     assert hits[0].content == "zebra crossing budget"
-    assert len(engine._ann) == len(engine._messages)
+    assert len(engine._ann) == (0 if backend == "postgres" else len(engine._messages))

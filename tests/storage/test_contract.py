@@ -161,6 +161,26 @@ def test_vectors_are_filled_from_the_queue_and_found_nearest(storage: Storage) -
     assert storage.vectors.deletions("message") != marker and storage.vectors.pending() == 3
 
 
+def test_vectors_stored_in_a_bulk_load_are_found_and_scoped(storage: Storage) -> None:
+    ada = _say(storage, _session(storage, "s1", user_id="ada"), "staging database", "lunch")
+    bob = _say(storage, _session(storage, "s2", user_id="bob"), "staging database db-7", "tea")
+    fake = FakeEmbedder(dims=64)
+    storage.vectors.claim_identity(fake)
+    with storage.vectors.bulk_load():
+        texts = ["staging database", "lunch", "staging database db-7", "tea"]
+        vectors = fake.embed_passages(texts)
+        storage.vectors.put_messages(list(zip(ada + bob, vectors, strict=True)))
+    query = fake.embed_query("staging database")
+    assert storage.vectors.nearest("message", query, 1)[0][0] == ada[0]
+    found = storage.vectors.indexed_nearest(query, 10, SearchFilters(user_id="bob"))
+    if found is not None:  # a backend with a vector index: only the scope's rows, best first
+        assert [i for i, _ in found] == bob
+        assert found[0][1] > found[1][1]
+        assert [i for i, _ in storage.vectors.indexed_nearest(query, 1, EVERYTHING) or []] == [
+            ada[0]
+        ]
+
+
 def test_memory_chunks_are_replaced_per_file(storage: Storage) -> None:
     chunks = [Chunk(1, 2, "Project uses pnpm"), Chunk(3, 3, "Tea, not coffee")]
     with storage.transaction():

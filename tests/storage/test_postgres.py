@@ -370,3 +370,29 @@ def test_a_schema_from_before_the_postings_gets_them_built(
     reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)
     both["postgres"] = Archive(reopened.path, storage=reopened)
     _ranked_on_both(both, QUERIES)
+
+
+def test_a_bulk_load_builds_the_hnsw_index_once_at_the_end(tmp_path: Path, request: Any) -> None:
+    storage = storage_on("postgres", request, tmp_path / "state.db")
+    sid = "s1"
+    storage.sessions.insert(sid, "cli", started_at=1000.0)
+    ids = [storage.sessions.append(sid, Message("user", f"note {n}")).id for n in range(3)]
+    fake = FakeEmbedder(dims=32)
+    storage.vectors.claim_identity(fake)
+
+    def indexes() -> list[str]:
+        rows = raw_sql(
+            storage,
+            "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+            "AND indexname LIKE '%%hnsw%%' ORDER BY 1",
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    built = indexes()
+    assert built == ["chunk_vectors_hnsw_32", "message_vectors_hnsw_32"]
+    with storage.vectors.bulk_load():
+        assert indexes() == []  # no graph upkeep per row while loading
+        vectors = fake.embed_passages([f"note {n}" for n in range(3)])
+        storage.vectors.put_messages(list(zip(ids, vectors, strict=True)))
+    assert indexes() == built
+    storage.close()

@@ -120,6 +120,18 @@ def scale_lines(report: dict[str, Any]) -> list[str]:
         )
     else:
         lines.append(f"hybrid is exact (approximate above {above:,} vectors)")
+    if pg is not None and "hybrid_top10_shared_with_exact" in pg:
+        lines.append(
+            f"postgres hybrid is approximate too: its top 10 shares "
+            f"{pg['hybrid_top10_shared_with_exact']:.2%} with hybrid_exact"
+        )
+    if pg is not None and "dense_index" in pg:
+        hnsw = pg["dense_index"]
+        lines.append(
+            f"postgres dense alone, HNSW (search.vector_index): p50 "
+            f"{hnsw['index']['p50_ms']:.2f} ms · recall of "
+            f"exact top 10 {hnsw['recall_at_10']:.3f}, top 200 {hnsw['recall_at_200']:.3f}"
+        )
     dense = report["dense"]
     lines.append(
         f"dense alone: exact p50 {dense['exact']['p50_ms']:.2f} ms · prefilter "

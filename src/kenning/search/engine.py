@@ -4,7 +4,8 @@ Pipeline: stopword-filtered OR-of-quoted-terms FTS5 (bm25 with
 the previous message as a .35-weighted column, near-stopwords pruned by
 document frequency) + cosine over all vectors, exact or, above
 ``search.approximate_above`` vectors, through a projected prefilter
-(``search.ann``) (top-200 pool) →
+(``search.ann``) or, with ``search.vector_index``, the database's own index
+(pgvector's HNSW) (top-200 pool) →
 candidates and their session neighbours → score fusion, neighbour smoothing
 and session boost (``fusion``) → automated-source penalty and recency, or
 what the query's time words ask for ("now", "in 2023", "before the move":
@@ -67,28 +68,6 @@ class _Side:
     lex: dict[int, float]  # id -> bm25 / best bm25
     cos: dict[int, float]  # id -> cosine, for the dense pool
     pool: np.ndarray  # the pool's cosines (for the shared min-max)
-
-
-def _lookup(sorted_keys: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Index (into the unsorted keys) of each wanted key, or -1 when absent."""
-    if not len(sorted_keys):
-        return np.full(len(wanted), -1, dtype=np.int64)
-    p = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
-    return np.where(sorted_keys[p] == wanted, order[p], -1).astype(np.int64)
-
-
-def _spread(
-    ids: np.ndarray, by_id: dict[int, float], out: np.ndarray, *, values: bool = False
-) -> np.ndarray:
-    """``out`` with, at each sorted ``ids`` position present in ``by_id``, its value
-    (``values``) or 1.0 (membership)."""
-    if not by_id or not len(ids):
-        return out
-    keys = np.fromiter(by_id.keys(), np.int64, len(by_id))
-    p = np.minimum(np.searchsorted(ids, keys), len(ids) - 1)
-    ok = ids[p] == keys
-    out[p[ok]] = np.fromiter(by_id.values(), np.float64, len(by_id))[ok] if values else 1.0
-    return out
 
 
 class SearchEngine:
@@ -380,7 +359,7 @@ class SearchEngine:
         if qvec is not None and self.embedder is not None:
             self._messages.refresh(self.storage.vectors, self.embedder.identity.dims)
             if len(self._messages):
-                dense = self._start_dense(qvec, self._scope_mask(scope))
+                dense = self._start_dense(qvec, self._scope_mask(scope), scope)
         n_docs = self._n_docs()  # first: it clears the stale counts
         text_index = self.storage.index
         kept = lexical.prune_terms(text_index, "message", terms, n_docs, self._term_docs)
@@ -414,7 +393,7 @@ class SearchEngine:
         return mask
 
     def _start_dense(
-        self, qvec: np.ndarray, mask: np.ndarray | None
+        self, qvec: np.ndarray, mask: np.ndarray | None, scope: SearchFilters
     ) -> tuple[np.ndarray, np.ndarray] | Future[tuple[np.ndarray, np.ndarray]]:
         """The dense pool now, or — for a big archive — a future computing it on a
         worker thread while FTS5 runs on this one: numpy's loops and SQLite both
@@ -422,8 +401,17 @@ class SearchEngine:
         p50 at 100k messages 17.3 -> 12.7-13.5 ms, at 1M (with the prefilter)
         92 -> 64 ms. The dense side uses einsum rather than BLAS for this:
         OpenBLAS spreads a product over both cores and keeps its threads
-        spinning, which took the CPU from SQLite and cancelled the gain."""
-        if self._approximate():  # the only mutation: here, never on the worker
+        spinning, which took the CPU from SQLite and cancelled the gain.
+
+        With ``search.vector_index`` and a database that keeps a vector index,
+        the approximate pool comes from it on this thread (the backend's one connection must not run
+        statements from two threads at once), rescored exactly here."""
+        if self._approximate() and not self._narrow(mask):
+            k, vectors = self.params.dense_pool, self.storage.vectors
+            found = vectors.indexed_nearest(qvec, k, scope) if self.config.vector_index else None
+            if found is not None:
+                return self._rescored(found, qvec, k)
+            # the only mutation: here, never on the worker
             self._ann.sync(self._messages.matrix, self._messages.generation)
         if len(self._messages) < self.overlap_above:
             return self._dense_top(qvec, mask)
@@ -433,6 +421,23 @@ class SearchEngine:
 
     def _approximate(self) -> bool:
         return 0 < self.config.approximate_above <= len(self._messages)
+
+    def _narrow(self, mask: np.ndarray | None) -> bool:
+        """Whether the scope allows so few rows that scoring them all is cheapest."""
+        return mask is not None and int(np.count_nonzero(mask)) * 8 <= len(mask)
+
+    def _rescored(
+        self, found: list[tuple[int, float]], qvec: np.ndarray, k: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(matrix rows, cosines) of the index's ids, best first: the cosines come
+        from the matrix, bit for bit what the exact scan gives; an id stored
+        after the matrix was refreshed is left out, as the exact scan would."""
+        ids = np.fromiter((i for i, _ in found), np.int64, len(found))
+        rows = self._messages.positions(ids)
+        rows = rows[rows >= 0]
+        cos = ann.rescore(self._messages.matrix, rows, qvec)
+        best = ann.select_top(cos, k)
+        return rows[best], cos[best]
 
     def _dense_top(
         self, qvec: np.ndarray, mask: np.ndarray | None
@@ -444,12 +449,11 @@ class SearchEngine:
         narrow scope is scored exactly on its own rows either way.
         """
         matrix, k = self._messages.matrix, self.params.dense_pool
-        if mask is not None:
+        if mask is not None and self._narrow(mask):
             allowed = np.flatnonzero(mask)
-            if len(allowed) * 8 <= len(matrix):
-                cos = np.einsum("ij,j->i", matrix[allowed], qvec)
-                best = ann.select_top(cos, k)
-                return allowed[best], cos[best]
+            cos = np.einsum("ij,j->i", matrix[allowed], qvec)
+            best = ann.select_top(cos, k)
+            return allowed[best], cos[best]
         if self._approximate():
             return self._ann.top(matrix, qvec, k, mask)
         cos = np.einsum("ij,j->i", matrix, qvec)  # not BLAS: see _start_dense
@@ -500,16 +504,17 @@ class SearchEngine:
         # or one outside the scope is not in ``meta``, so that side stays -1.
         key = session * (1 << 32) + seq
         order = np.argsort(key)
-        prev, nxt = _lookup(key[order], order, key - 1), _lookup(key[order], order, key + 1)
+        keys = key[order]
+        prev, nxt = index.lookup(keys, order, key - 1), index.lookup(keys, order, key + 1)
         cos = np.zeros(n)
         if qvec is not None and len(self._messages):
             pos = self._messages.positions(ids)
             found = pos >= 0
             cos[found] = self._messages.matrix[pos[found]] @ qvec
-        in_pool = _spread(ids, side.cos, np.zeros(n)) > 0
+        in_pool = index.spread(ids, side.cos, np.zeros(n)) > 0
         has_vec = in_pool | (cos != 0)
         dense = np.where(has_vec, fusion.dense_norm(cos, hi, lo), 0.0)
-        lex = _spread(ids, side.lex, np.zeros(n), values=True)
+        lex = index.spread(ids, side.lex, np.zeros(n), values=True)
         base = fusion.base_scores(lex, dense, self.params.w_lex)
         score = fusion.context_scores(base, prev, nxt, session, self.params)
         score = score / self.params.message_scale

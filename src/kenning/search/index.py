@@ -85,3 +85,25 @@ class VectorSet:
         p = np.minimum(np.searchsorted(self._sorted_ids, item_ids), self._size - 1)
         found = self._sorted_ids[p] == item_ids
         return np.where(found, self._order[p], -1)
+
+
+def lookup(sorted_keys: np.ndarray, order: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Index (into the unsorted keys) of each wanted key, or -1 when absent."""
+    if not len(sorted_keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    p = np.minimum(np.searchsorted(sorted_keys, wanted), len(sorted_keys) - 1)
+    return np.where(sorted_keys[p] == wanted, order[p], -1).astype(np.int64)
+
+
+def spread(
+    ids: np.ndarray, by_id: dict[int, float], out: np.ndarray, *, values: bool = False
+) -> np.ndarray:
+    """``out`` with, at each sorted ``ids`` position present in ``by_id``, its value
+    (``values``) or 1.0 (membership)."""
+    if not by_id or not len(ids):
+        return out
+    keys = np.fromiter(by_id.keys(), np.int64, len(by_id))
+    p = np.minimum(np.searchsorted(ids, keys), len(ids) - 1)
+    ok = ids[p] == keys
+    out[p[ok]] = np.fromiter(by_id.values(), np.float64, len(by_id))[ok] if values else 1.0
+    return out

@@ -229,6 +229,18 @@ class Vectors(Protocol):
     def nearest(self, kind: Table, query: np.ndarray, k: int) -> list[tuple[int, float]]:
         """(item id, cosine) of the ``k`` nearest stored vectors, best first."""
 
+    def indexed_nearest(
+        self, query: np.ndarray, k: int, scope: SearchFilters
+    ) -> list[tuple[int, float]] | None:
+        """(message id, cosine) of about the ``k`` message vectors nearest ``query``
+        inside ``scope``, from a nearest-neighbour index the database keeps
+        (approximate), best first; None when this backend keeps none, and the
+        engine runs its own prefilter (``search.ann``) over its matrix."""
+
+    def bulk_load(self) -> AbstractContextManager[None]:
+        """A block storing many vectors at once: a backend whose index is cheaper
+        built once than kept up row by row drops it on entry and builds it on exit."""
+
 
 class Chunks(Protocol):
     """Memory-file chunks: what ``search.chunks`` cut from MEMORY.md, the journal, …"""

@@ -2,18 +2,22 @@
 
 Same queue, identity and batch rules as ``storage.sqlite.vectors``. The blob
 (``v``) is what engines load (bit-identical to SQLite's); the pgvector column
-(``e``) serves ``nearest`` through an HNSW index (cosine), made for the
-identity's dimensions when an identity is claimed and dropped on ``reset``.
+(``e``) serves ``nearest`` and, with ``search.vector_index``, the engine's
+dense pool above ``search.approximate_above`` (``indexed_nearest``) through an HNSW index
+(cosine), made for the identity's dimensions when an identity is claimed,
+dropped on ``reset`` and, around a bulk load, dropped and built once after.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Literal
 
 import numpy as np
+import psycopg
 
 from kenning.embed.base import Embedder, Progress
 from kenning.storage.identity import (
@@ -24,8 +28,10 @@ from kenning.storage.identity import (
     message_docs,
     recipe_changed,
 )
+from kenning.storage.postgres import scope as scope_sql
 from kenning.storage.postgres.connection import Conn, translate_errors, txn
 from kenning.storage.postgres.index import ROWS_WITH_PREVIOUS
+from kenning.storage.query import SearchFilters
 from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
 
 Kind = Literal["message", "chunk"]
@@ -34,6 +40,14 @@ _TABLES = {
     "message": ("message_vectors", "message_id", "vector_deletes"),
     "chunk": ("chunk_vectors", "chunk_id", "chunk_vector_deletes"),
 }
+# pgvector builds the graph in maintenance_work_mem and, once it no longer
+# fits, carries on many times slower; the server default (64 MB) holds ~30k
+# 384-dim vectors. Raised for the build only, never lowered.
+_BUILD_MEMORY = "1GB"
+# hnsw.ef_search is the candidate list a scan keeps, so at least the pool it
+# must return; twice the pool is the recall/speed point (``kenning bench scale``).
+_EF_PER_RESULT = 2
+_EF_MAX = 1000  # pgvector's ceiling
 
 
 def state_get(conn: Conn, key: str) -> str | None:
@@ -77,7 +91,15 @@ def put(conn: Conn, kind: Kind, items: Sequence[tuple[int, np.ndarray]], replace
 
 
 def hnsw(conn: Conn, dims: int) -> None:
-    """The cosine HNSW indexes for ``dims``-dimensional vectors (pgvector needs the size)."""
+    """The cosine HNSW indexes for ``dims``-dimensional vectors (pgvector needs the size).
+
+    Inside a transaction (``SET LOCAL`` lasts until it ends)."""
+    row = conn.execute(
+        "SELECT pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s)",
+        (_BUILD_MEMORY,),
+    ).fetchone()
+    if row is not None and row[0]:
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{_BUILD_MEMORY}'")
     for table in ("message_vectors", "chunk_vectors"):
         conn.execute(
             f"CREATE INDEX IF NOT EXISTS {table}_hnsw_{dims} ON {table} "
@@ -267,3 +289,62 @@ class PostgresVectors:
                 (literal(query), literal(query), k),
             ).fetchall()
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def indexed_nearest(
+        self, query: np.ndarray, k: int, scope: SearchFilters
+    ) -> list[tuple[int, float]] | None:
+        """(message id, cosine) of about the ``k`` nearest message vectors in ``scope``,
+        best first, from the HNSW index.
+
+        A scope joins the messages and sessions and lets pgvector's iterative
+        scan (0.8) go on past ``ef_search`` until ``k`` rows pass the filter,
+        so a scope never starves the pool; the relaxed order it yields is
+        sorted again here by cosine.
+        """
+        if k <= 0:
+            return []
+        dims = int(query.size)
+        where, params = scope_sql.messages(scope)
+        join = (
+            " JOIN messages m ON m.id = v.message_id JOIN sessions s ON s.id = m.session_id"
+            if where
+            else ""
+        )
+        near = literal(query)
+        conn = self._conn()
+        with txn(conn):
+            ef = max(40, min(_EF_PER_RESULT * int(k), _EF_MAX))
+            conn.execute(f"SET LOCAL hnsw.ef_search = {ef}")
+            if where:
+                conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            rows = conn.execute(
+                f"""SELECT v.message_id, 1 - (v.e::vector({dims}) <=> %s::vector({dims}))
+                    FROM message_vectors v{join} WHERE true {where}
+                    ORDER BY v.e::vector({dims}) <=> %s::vector({dims}) LIMIT %s""",
+                (near, *params, near, k),
+            ).fetchall()
+        found = [(int(r[0]), float(r[1])) for r in rows]
+        return sorted(found, key=lambda pair: -pair[1])
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Store many vectors without HNSW upkeep: the indexes are dropped here and
+        built once at the end (at 300k vectors, insertion into the graph ran at
+        ~135 vectors/s; one build is minutes, not hours). Searches meanwhile
+        are exact scans: correct, only slower."""
+        conn = self._conn()
+        with txn(conn):
+            drop_hnsw(conn)
+        try:
+            yield
+        finally:
+            # Vacuumed before the build: left to autovacuum, the freshly loaded
+            # table (and then its HNSW index, slow to vacuum) is swept while
+            # the next searches run, taking a core from them.
+            if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                for table in ("message_vectors", "search_embed_queue"):
+                    conn.execute(f"VACUUM (ANALYZE) {table}")
+            identity = self.stored_identity()
+            if identity is not None:
+                with txn(conn):
+                    hnsw(conn, identity.dims)

@@ -11,7 +11,8 @@ lives in ``search_state``; vectors of another identity are never mixed in
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from typing import Literal
 
@@ -26,6 +27,7 @@ from kenning.storage.identity import (
     message_docs,
     recipe_changed,
 )
+from kenning.storage.query import SearchFilters
 from kenning.storage.sqlite.connection import Conn, translate_errors, write_txn
 from kenning.storage.sqlite.index import ROWS_WITH_PREVIOUS
 from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
@@ -241,3 +243,14 @@ class SqliteVectors:
         cos = matrix @ np.asarray(query, np.float32)
         best = np.argsort(-cos, kind="stable")[:k]
         return [(rows[i][1], float(cos[i])) for i in best.tolist()]
+
+    def indexed_nearest(
+        self, query: np.ndarray, k: int, scope: SearchFilters
+    ) -> list[tuple[int, float]] | None:
+        """None: SQLite keeps no vector index; the engine's prefilter serves big archives."""
+        return None
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Nothing to suspend: SQLite keeps no vector index."""
+        yield
