@@ -46,15 +46,19 @@ def test_size_languages_and_split() -> None:
     # Rounds written by the screen's own team are split 50/50 within every category; an
     # external round's split is its author's file, and both its files are full size.
     builder = _builder()
-    own = [row for row in rows if row["source"] != builder.EXTERNAL_SOURCE]
+    own = [row for row in rows if row["source"] not in builder.EXTERNAL_SOURCES]
     groups = Counter((row["label"], row["category"], row["split"]) for row in own)
     for label, category, _ in groups:
         dev, held = groups[(label, category, "dev")], groups[(label, category, "heldout")]
         assert abs(dev - held) <= 1, (label, category, dev, held)
     external = Counter(
-        (row["label"], row["split"]) for row in rows if row["source"] == builder.EXTERNAL_SOURCE
+        (row["label"], row["split"]) for row in rows if row["source"] == "external-r3"
     )
     assert all(external[(label, split)] >= 100 for label in LABELS for split in SPLITS), external
+    # Round 4 is one more author's file, held out whole.
+    fourth = Counter((r["label"], r["split"]) for r in rows if r["source"] == "external-r4")
+    assert fourth[("malicious", "heldout")] >= 150 and fourth[("benign", "heldout")] >= 150
+    assert not fourth[("malicious", "dev")] and not fourth[("benign", "dev")]
 
 
 def test_corpus_file_is_what_the_builder_writes() -> None:

@@ -204,12 +204,26 @@ ITEM_FILES: tuple[tuple[str, str], ...] = (
 # split: one author's file is the dev split, another's the held-out split, so the held-out
 # figure is a corpus whose author the screen was never tuned on. Their own category labels are
 # folded into the corpus categories (first matching key, in order); labels are theirs.
-EXTERNAL_ROUNDS: tuple[tuple[str, str], ...] = (
-    ("external_r3_dev.jsonl", "dev"),
-    ("external_r3_heldout.jsonl", "heldout"),
+# Round 4 is one more author's file, written in session 8 and only ever measured (held out).
+EXTERNAL_ROUNDS: tuple[tuple[str, str, str], ...] = (
+    ("external_r3_dev.jsonl", "dev", "external-r3"),
+    ("external_r3_heldout.jsonl", "heldout", "external-r3"),
+    ("external_r4_heldout.jsonl", "heldout", "external-r4"),
 )
-EXTERNAL_SOURCE = "external-r3"
+EXTERNAL_SOURCES: frozenset[str] = frozenset(source for _, _, source in EXTERNAL_ROUNDS)
+CORPUS_CATEGORIES: dict[str, frozenset[str]] = {
+    "malicious": frozenset(
+        "override role_hijack concealment disable_safety self_propagation phishing fake_structure"
+        " encoded obfuscated exfiltration remote_code reverse_shell persistence destruction"
+        " git_exfil supply_chain secret poisoned_fact".split()
+    ),
+    "benign": frozenset(
+        "preference dev_fact command security_doc secret_reference chat_template_doc encoded_data"
+        " instruction_like unicode_text journal_note skill_text".split()
+    ),
+}
 _MALICIOUS_FOLD: tuple[tuple[str, str], ...] = (
+    ("poison", "poisoned_fact"),
     ("secret", "secret"),
     ("reverse", "reverse_shell"),
     ("remote-code", "remote_code"),
@@ -266,6 +280,8 @@ _BENIGN_FOLD: tuple[tuple[str, str], ...] = (
 
 
 def _fold(label: str, category: str) -> str:
+    if category in CORPUS_CATEGORIES[label]:
+        return category  # the author used the corpus's own name
     for key, folded in _MALICIOUS_FOLD if label == "malicious" else _BENIGN_FOLD:
         if key in category:
             return folded
@@ -275,7 +291,7 @@ def _fold(label: str, category: str) -> str:
 def _external() -> list[tuple[str, dict[str, str], str]]:
     """(label, item, split) of every external round, in file order."""
     out = []
-    for name, split in EXTERNAL_ROUNDS:
+    for name, split, source in EXTERNAL_ROUNDS:
         for line in (HERE / name).read_text(encoding="utf-8").splitlines():
             if line.strip():
                 row = json.loads(line)
@@ -283,7 +299,7 @@ def _external() -> list[tuple[str, dict[str, str], str]]:
                     "category": _fold(row["label"], row["category"]),
                     "language": row["language"],
                     "text": row["text"],
-                    "source": EXTERNAL_SOURCE,
+                    "source": source,
                 }
                 out.append((row["label"], item, split))
     return out
