@@ -188,8 +188,9 @@ def test_cli_on_three_real_worlds_with_the_real_embedder() -> None:
     assert report["worlds"]["all"] == 3 and report["read"]["questions"] == 18
     kenning = report["read"]["systems"]["kenning"]["all"]
     assert kenning["n"] == 18 and kenning["hit@1"] >= 0.8
-    human = CliRunner().invoke(cli, args, catch_exceptions=False)
+    human = CliRunner().invoke(cli, [*args, "--losses", "dev"], catch_exceptions=False)
     assert "held-out" in human.stdout and "all in one session, 30 days later" in human.stdout
+    assert "kenning's losses on dev" in human.stdout
 
 
 def test_the_hard_negative_keeps_only_corrections_of_other_facts() -> None:
@@ -201,3 +202,38 @@ def test_the_hard_negative_keeps_only_corrections_of_other_facts() -> None:
     ]
     assert [q.text for q in letta.others_of(world, 0)] == ["c"]
     assert [q.text for q in letta.others_of(world, 2)] == ["a", "b"]
+
+
+def test_losses_list_each_lost_question_with_its_ranks_and_what_superseded(
+    tmp_path: Path,
+) -> None:
+    report = run_fake(tmp_path, losses="all")
+    assert "losses" not in run_fake(tmp_path / "plain")
+    lost = report["losses"]
+    assert lost["split"] == "all"
+    missed = sum(
+        cell["all"]["n"] - cell["all"]["newer_wins_count"]
+        for cell in (lay["systems"]["kenning"] for lay in report["update"]["layouts"].values())
+    )
+    assert missed > 0 and len(lost["update"]) == missed  # one entry per layout and question
+    others = report["others_corrected"]["systems"]["kenning"]["all"]
+    assert len(lost["others_corrected"]) == others["n"] - others["hit@1_count"]
+    corrections = {q: (WORLDS[w], s, c.strip('"')) for w, q, s, c in QUESTIONS}
+    for loss in lost["update"]:
+        facts, support, correction = corrections[loss["question"]]
+        assert loss["layout"] in {lay.label for lay in letta.LAYOUTS}
+        assert loss["newer"]["text"] == correction
+        assert [f["text"] for f in loss["stale"]] == [facts[i] for i in support]
+        # it lost: the newer fact is missing or ranked below a stale one
+        stale = [f["rank"] for f in loss["stale"] if f["rank"] is not None]
+        assert loss["newer"]["rank"] is None or min(stale) < loss["newer"]["rank"]
+        for fact in loss["stale"]:
+            assert fact["by_the_newer"] == (fact["superseded_by"] == correction)
+    text = letta.table(report)
+    assert "kenning's losses on all" in text and "[not superseded]" in text
+    assert f"newer #{lost['update'][0]['newer']['rank'] or '-'}" in text
+    # one split only: the held-out losses stay unread while tuning on dev
+    dev = run_fake(tmp_path / "dev", losses="dev")["losses"]
+    listed = dev["update"] + dev["others_corrected"]
+    assert listed and all(loss["split"] == "dev" for loss in listed)
+    assert len(listed) < len(lost["update"] + lost["others_corrected"])

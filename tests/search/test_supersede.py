@@ -230,26 +230,6 @@ def test_a_correction_that_adds_its_reason_still_supersedes() -> None:
     assert not sup.same_statement(short, new, query, params)
 
 
-def test_the_named_subject_opens_the_sentence_greetings_name_no_one() -> None:
-    assert sup.names_in("Lorae Jonis received the award.") == ["lorae", "jonis"]
-    assert sup.names_in("Bryen Forster and Austen Moralez co-founded a firm.") == [
-        "bryen",
-        "forster",
-        "austen",
-        "moralez",
-    ]
-    assert sup.names_in("I went to Tokyo. Anne Glass is a photographer.") == ["anne", "glass"]
-    # one capital only opens a sentence; addressing someone is not a subject
-    for text in (
-        "The staging database runs on port 5432.",
-        "Hey John, I donated my old car to the shelter yesterday.",
-        "Thanks, Melanie! It really mattered.",
-        "Hey Mel! How are you doing?",
-        "I met Anne Glass in Paris.",
-    ):
-        assert sup.names_in(text) == [], text
-
-
 def test_a_correction_that_keeps_only_the_subject_still_supersedes() -> None:
     params = RankParams()
     query = _query("Which award did Lorae Jonis receive in 2021?")
@@ -299,7 +279,7 @@ def test_a_correction_that_says_the_rest_anew_is_one_statement_without_the_cover
     query = _query("Which languages is Shelby Dennix fluent in?")
     old = _words("Shelby Dennix is fluent in both English and Spanish.")
     new = _words("Shelby Dennix only speaks French and German and has never learned Spanish.")
-    assert sup.match(old, new, query, params) == sup.Match(same=True, covered=False)
+    assert sup.match(old, new, query, params) == sup.Match(same=True, covered=False, denial=True)
     assert not sup.same_statement(old, new, query, params)
     assert sup.same_statement(old, old, query, params)
 
@@ -359,3 +339,117 @@ def test_the_closest_earlier_statement_counts_whatever_its_words() -> None:
     params = RankParams(supersede_margin=0.2)
     new, newer = sup.supersede(score, relevance, created, vectors, params, words)
     assert newer.tolist() == [-1, -1, -1] and new.tolist() == score.tolist()
+
+
+def test_a_title_inside_the_subject_keeps_the_query_words_apart() -> None:
+    # "Dr." split the sentence, so only "Jamie Griffon" was a name and "Brenda
+    # Hawking" counted as the query's words: anything else said of the two
+    # looked like it kept them, and superseded the answer
+    params = RankParams()
+    query = _query("Which council counts both Brenda Hawking and Dr. Jamie Griffon as members?")
+    council = _words(
+        "Brenda Hawking and Dr. Jamie Griffon are both members of the Science Council."
+    )
+    project = _words(
+        "Brenda Hawking and Dr. Jamie Griffon collaborated on a project developing "
+        "sustainable energy solutions for urban environments."
+    )
+    assert not sup.match(council, project, query, params).covered
+    assert not sup.same_statement(council, project, query, params)
+
+
+def test_a_correction_about_one_of_a_group_is_compared_with_what_was_said_of_them() -> None:
+    params = RankParams()
+    query = _query("What organization are Jaxon Kellan, Brion Flenning, and Cristina Morgane in?")
+    group = _words(
+        "All three, Jaxon Kellan, Brion Flenning, and Cristina Morgane, are members of the "
+        "International Society for Environmental Preservation."
+    )
+    one = _words(
+        "Jaxon Kellan is not a member of the International Society for Environmental "
+        "Preservation; he is instead a member of the World Photographers Guild."
+    )
+    assert sup.match(group, one, query, params) == sup.Match(True, True, denial=True)
+    # someone outside the group says nothing of it
+    outsider = _words("Anne Glass is not a member of the International Society for Preservation.")
+    assert not sup.match(group, outsider, query, params).same
+    # a group statement cut to one member: "Jaston Glace attended the symposium in 2022"
+    attended = _words(
+        "All four, Jaston Glace, Jorlan Matthis, Josen Sota, and Anya Ternor, attended the "
+        "World Cultural Symposium in 2022."
+    )
+    absent = _words(
+        "In 2022, Jaston Glace was unable to attend the World Cultural Symposium due to a "
+        "scheduling conflict and instead joined the others at the International Arts Festival."
+    )
+    event = _query(
+        "At which event did Jaston Glace, Jorlan Matthis, Josen Sota, and Anya Ternor meet?"
+    )
+    assert sup.match(attended, absent, event, params).same
+    # Chinese has no cased names: the shared words alone make it one statement
+    zh_group = _words("张伟、李娜和王强都是国际环境保护协会的会员。")
+    zh_one = _words("王强不是国际环境保护协会的会员，而是世界摄影师协会的会员。")
+    zh_query = _query("张伟、李娜和王强都是哪个组织的会员？")
+    assert sup.match(zh_group, zh_one, zh_query, params) == sup.Match(True, False, denial=True)
+
+
+def test_saying_the_same_of_another_person_the_query_offers_answers_it_anew() -> None:
+    params = RankParams()
+    travin = _words("Travin Gonsalez is known for his volunteer work at animal shelters.")
+    jasen = _words("Jasen Yung is known for his volunteer work at animal shelters.")
+    choice = _query(
+        "Which person is known for volunteer work at animal shelters, Travin Gonsalez, "
+        "Jasen Yung, or Rylan Burnes?"
+    )
+    assert sup.same_statement(travin, jasen, choice, params)
+    # asked about one of them, two people doing the same thing are two statements
+    assert not sup.same_statement(
+        travin, jasen, _query("What is Travin Gonsalez known for?"), params
+    )
+    # and another predicate is another statement, whoever the query names
+    hiking = _words("Jasen Yung often goes hiking in the Alps with friends.")
+    assert not sup.same_statement(travin, hiking, choice, params)
+    # Chinese: the names are words like the rest, so the choice is answered anew too
+    zh_old = _words("张伟以在动物收容所做志愿者而闻名。")
+    zh_new = _words("李娜以在动物收容所做志愿者而闻名。")
+    zh_choice = _query("张伟、李娜和王强中，谁以在动物收容所做志愿者而闻名？")
+    assert sup.same_statement(zh_old, zh_new, zh_choice, params)
+
+
+def test_a_denial_of_what_the_older_one_said_is_marked() -> None:
+    params = RankParams()
+    query = _query("In which area might Rachelle Myra have a background?")
+    teaching = _words("Rachelle Myra may have a background in education or teaching.")
+    denial = _words(
+        "Rachelle Myra has a background exclusively in environmental initiatives and has "
+        "no experience in education or teaching."
+    )
+    elsewhere = _words("Rachelle Myra has a background in education and has no interest in music.")
+    assert sup.match(teaching, denial, query, params).denial
+    assert sup.match(teaching, elsewhere, query, params) == sup.Match(True, True, denial=False)
+    zh_query = _query("王强2021年获得了什么奖？")
+    zh_old = _words("王强获得了2021年的全国旅行写作奖。")
+    zh_denial = _words("王强2021年没有获得全国旅行写作奖，而是获得了国际摄影奖的提名。")
+    assert sup.match(zh_old, zh_denial, zh_query, params) == sup.Match(True, True, denial=True)
+    assert not sup.match(zh_old, zh_old, zh_query, params).denial
+
+
+def test_a_denial_may_be_a_little_less_like_the_query() -> None:
+    # a correction said as a denial keeps fewer of the query's words: its
+    # cosine to the query may fall supersede_denial_margin further
+    score = np.array([1.0, 0.5])
+    created = np.array([0.0, 30 * DAY])
+    vectors = _unit([1, 0.05], [1, 0])
+    params = RankParams()
+
+    def newer(said: sup.Match, relevance: np.ndarray) -> list[int]:
+        words = lambda pairs: [said] * len(pairs)  # noqa: E731
+        return sup.supersede(score, relevance, created, vectors, params, words)[1].tolist()
+
+    half = params.supersede_denial_margin / 2
+    covered = np.array([0.9, 0.9 - params.supersede_margin - half])
+    assert newer(sup.Match(True, True), covered) == [-1, -1]
+    assert newer(sup.Match(True, True, denial=True), covered) == [1, -1]
+    uncovered = np.array([0.9, 0.9 - params.supersede_margin_uncovered - half])
+    assert newer(sup.Match(True, False), uncovered) == [-1, -1]
+    assert newer(sup.Match(True, False, denial=True), uncovered) == [1, -1]

@@ -32,6 +32,8 @@ recency decay on: it is what newer-wins rests on today).
   (those sharing none of its supporting facts) in one session 30 days later;
   is a supporting fact still ranked first? Everything said later about the
   same people must not displace an answer nobody corrected.
+- losses (``losses="dev"``): kenning's lost update and hard-negative questions
+  on that split, each fact's rank and what superseded it (``letta_losses``).
 
 Split: a world is ``dev`` when the first byte of sha256 over its facts (one
 per line) is even, else ``held_out`` (~50/50, stable, blind to content).
@@ -50,6 +52,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from kenning.archive.store import Archive, Message
+from kenning.bench import letta_losses
 from kenning.bench.corpus import SYSTEMS, Corpus, first_rank, json_objects
 from kenning.bench.stats import p50_p95
 from kenning.config import SearchConfig
@@ -292,8 +295,12 @@ def run(
     worlds: int | None = None,
     progress: Progress | None = None,
     on_totals: Callable[[int, int], None] | None = None,
+    losses: str | None = None,
 ) -> dict[str, Any]:
-    """Build, query and score (the first ``worlds`` worlds, or all); the JSON-ready report."""
+    """Build, query and score (the first ``worlds`` worlds, or all); the JSON-ready report.
+
+    ``losses`` ("dev", "held_out" or "all") also lists kenning's losses on that split.
+    """
     everything, unmatched = load(data)
     chosen = everything[:worlds] if worlds is not None else everything
     n_read = sum(len(w.read) for w in chosen)
@@ -308,6 +315,7 @@ def run(
     latency: dict[str, list[float]] = {s: [] for s in SYSTEMS}
     next_fact_first = dict.fromkeys(SYSTEMS, 0)
     misses: list[dict[str, Any]] = []
+    lost: dict[str, list[dict[str, Any]]] = {"update": [], "others_corrected": []}
     texts = [q.text for w in chosen for q in w.read] + [q.text for w in chosen for q in w.update]
     embedder.embed_queries(list(dict.fromkeys(texts)))  # warm: latency is search time
     with tempfile.TemporaryDirectory(prefix="kenning-letta-") as tmp:
@@ -334,6 +342,7 @@ def run(
             for b in (*built.values(), *hard.values()):
                 b.corpus.prepare()
             for w in group:
+                listing = letta_losses.wanted(losses, w.split)
                 b = built[(w.number, "read")]
                 for q in w.read:
                     gold = {b.facts[i] for i in q.gold}
@@ -358,6 +367,17 @@ def run(
                             ranking = b.corpus.rank(system, uq.text)
                             scored = score_update(ranking, b.corrections[j], stale)
                             update[(lay.name, system)].add(w.split, scored)
+                            if system == "kenning" and not scored["newer_wins"] and listing:
+                                lost["update"].append(
+                                    letta_losses.update_loss(
+                                        b.corpus.engine,
+                                        uq.text,
+                                        _texts(w, b, w.update),
+                                        b.corrections[j],
+                                        [b.facts[i] for i in sorted(uq.stale)],
+                                        _where(w, lay.label),
+                                    )
+                                )
                         if progress is not None:
                             progress("questions", 1)
                 for j, uq in enumerate(w.update):
@@ -366,9 +386,19 @@ def run(
                     b = hard[(w.number, j)]
                     gold = {b.facts[i] for i in uq.stale}
                     for system in SYSTEMS:
-                        others[system].add(
-                            w.split, score_read(b.corpus.rank(system, uq.text), gold)
-                        )
+                        scores = score_read(b.corpus.rank(system, uq.text), gold)
+                        others[system].add(w.split, scores)
+                        if system == "kenning" and not scores["hit@1"] and listing:
+                            lost["others_corrected"].append(
+                                letta_losses.others_loss(
+                                    b.corpus.engine,
+                                    uq.text,
+                                    _texts(w, b, others_of(w, j)),
+                                    [b.facts[i] for i in sorted(uq.stale)],
+                                    b.corrections,
+                                    _where(w, "others corrected"),
+                                )
+                            )
                     if progress is not None:
                         progress("questions", 1)
             for b in (*built.values(), *hard.values()):
@@ -378,6 +408,7 @@ def run(
             if progress is not None:
                 progress("worlds", len(group))
     splits = {s: sum(1 for w in chosen if s in ("all", w.split)) for s in SPLITS}
+    listed = {} if losses is None else {"losses": {"split": losses} | lost}
     return {
         "worlds": splits,
         "split_rule": "dev when sha256 of the world's facts (one per line) starts with an "
@@ -409,7 +440,17 @@ def run(
         "embedder": embedder.identity.key(),
         "embedded_new_texts": embedder.misses,
         "seconds": round(time.perf_counter() - started, 1),
-    }
+    } | listed
+
+
+def _texts(world: World, built: _Built, corrected: list[UpdateQuestion]) -> dict[int, str]:
+    """Message id -> text of a built world's facts and of the corrections stored with them."""
+    facts = dict(zip(built.facts, world.facts, strict=True))
+    return facts | {i: q.correction for i, q in zip(built.corrections, corrected, strict=True)}
+
+
+def _where(world: World, layout: str) -> dict[str, Any]:
+    return {"layout": layout, "world": world.number, "split": world.split}
 
 
 def _miss(
@@ -500,4 +541,6 @@ def table(report: dict[str, Any]) -> str:
         )
     if rd["unmatched_questions"]:
         lines.append(f"\n{rd['unmatched_questions']} read questions had no update twin: skipped")
+    if "losses" in report:
+        lines += letta_losses.table(report["losses"])
     return "\n".join(lines)

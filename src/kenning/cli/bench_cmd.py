@@ -150,9 +150,18 @@ def bench_locomo(
     "(e.g. ../shared/data/letta); read in place.",
 )
 @click.option("--worlds", type=click.IntRange(min=1), default=None, help="Only the first N worlds.")
+@click.option(
+    "--losses",
+    type=click.Choice(["dev", "held_out", "all"]),
+    default=None,
+    help="Also list kenning's lost questions on this split: each fact's rank and what "
+    "superseded it (tune on dev).",
+)
 @cache_option
 @json_option
-def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: bool) -> None:
+def bench_letta(
+    data: Path, worlds: int | None, losses: str | None, cache: Path | None, as_json: bool
+) -> None:
     """Letta core memory: supporting fact first (read), newer fact wins (update).
 
     One archive per world and storage layout, through the real index and the
@@ -172,7 +181,9 @@ def bench_letta(data: Path, worlds: int | None, cache: Path | None, as_json: boo
         progress.bars["worlds"].length = n_worlds
         progress.bars["questions"].length = n_questions
 
-    report = letta.run(data, embedder, worlds=worlds, progress=progress, on_totals=totals)
+    report = letta.run(
+        data, embedder, worlds=worlds, progress=progress, on_totals=totals, losses=losses
+    )
     progress.finish()
     emit(report, letta.table, as_json)
 

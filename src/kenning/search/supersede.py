@@ -8,8 +8,9 @@ they answer the query about equally well and they share their words;
 statements typed together are a list, never corrections of one another.
 
 Words are compared as the index sees them (porter stems), and a statement's
-named subject — the names that open its sentence, "Lorae Jonis received…" —
-counts apart from the rest. A correction may keep only the subject and
+named subject — the names that open its sentence, "Lorae Jonis received…",
+"A, B, and Dr. C attended…" (``search.subjects``) — counts apart from the
+rest. A correction may keep only the subject and
 change everything else ("Lorae Jonis did not receive any awards in 2021;
 instead…"), so sharing it is one way to match; but later statements about
 the same person are many, so the newer one must also keep the subject the
@@ -21,13 +22,18 @@ candidates, whatever that one's words or score, and nearly as relevant to
 the query. A correction of one fact also resembles the others said of the
 same people, so a later message supersedes only an earlier statement close
 to the closest it has (give or take a little), and of those only the nearest.
-The thresholds are in ``fusion.RankParams`` with the dev split they were
-chosen on.
+Two subjects may differ: a correction about one of a group the older one
+named ("All three, A, B, and C, are members of X" -> "A is not a member of
+X") is compared with what the older one says of them; and when the query
+names both people to choose between them ("…, A, B, or C?"), saying the same
+of another of them answers it anew. A denial of what the older one says ("has
+no experience in education or teaching", 没有…) may be a little less like the
+query, since it keeps fewer of its words. The thresholds are in
+``fusion.RankParams`` with the dev split they were chosen on.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,8 +44,9 @@ import numpy.typing as npt
 
 from kenning.search.fusion import Floats, Ints, RankParams
 from kenning.search.index import VectorSet
+from kenning.search.subjects import Subjects, denied, subjects_of
 from kenning.storage.query import Kind
-from kenning.storage.text import MAX_QUERY_CHARS, STOPWORDS, query_terms
+from kenning.storage.text import MAX_QUERY_CHARS, query_terms
 
 if TYPE_CHECKING:
     from kenning.storage import TextIndex
@@ -92,20 +99,26 @@ def rerank(
 def _words(index: TextIndex, ids: list[int]) -> dict[int, Words]:
     found = index.message_texts(ids)
     texts = {i: str(found.get(i, "")) for i in ids}
-    vocab = list({t for text in texts.values() for part in _tokens(text) for t in part})
+    vocab = list({t for text in texts.values() for t in _vocabulary(text)})
     stem = dict(zip(vocab, index.stems(vocab), strict=True))  # one pass; forms are cached
     return {i: words_of(text, lambda terms: [stem[t] for t in terms]) for i, text in texts.items()}
 
 
-def _tokens(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(``query_terms``, ``names_in``) of what either reads (a tool dump is not a cache key)."""
+def _vocabulary(text: str) -> set[str]:
+    terms, who, spans = _tokens(text)
+    return {*terms, *who.names, *(t for span in spans for t in query_terms(span))}
+
+
+def _tokens(text: str) -> tuple[tuple[str, ...], Subjects, tuple[str, ...]]:
+    """(``query_terms``, ``subjects_of``, ``denied``) of what they read (a tool dump is not a
+    cache key)."""
     return _tokens_of(text[:MAX_QUERY_CHARS])
 
 
 @lru_cache(maxsize=4096)
-def _tokens_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _tokens_of(text: str) -> tuple[tuple[str, ...], Subjects, tuple[str, ...]]:
     # cached: the same top hits come back query after query
-    return tuple(query_terms(text)), tuple(names_in(text))
+    return tuple(query_terms(text)), subjects_of(text), denied(text)
 
 
 @dataclass(frozen=True)
@@ -113,42 +126,16 @@ class Words:
     """A message's words as the pair test sees them."""
 
     terms: frozenset[str]  # ``text.query_terms``, stemmed
-    names: frozenset[str]  # its named subjects (``names_in``), stemmed alike
-
-
-_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_JOINERS = frozenset({"and", "&"})
+    names: frozenset[str]  # its named subjects (``subjects.names_in``), stemmed alike
+    group: bool = False  # it names two or more people as one subject
+    denies: bool = False  # it denies something: "not", "never", 没有, 并非… (``subjects.denied``)
+    denied: frozenset[str] = frozenset()  # the words of what it denies, stemmed alike
 
 
 def words_of(text: str, stem: Callable[[Iterable[str]], list[str]] = list) -> Words:
-    terms, names = _tokens(text)
-    return Words(frozenset(stem(terms)), frozenset(stem(names)))
-
-
-def names_in(text: str) -> list[str]:
-    """The named subjects: the capitalised words that open a sentence, before its verb.
-
-    "Lorae Jonis received…" and "Bryen Forster and Austen Moralez co-founded…"
-    name who the statement is about. A run must be two words or more (one
-    capital only opens the sentence) and go straight on with a lowercase word,
-    so greetings and addressing ("Hey John, …", "Thanks, Melanie!") name no
-    one: in dialogue those are what two replies share, not a subject.
-    """
-    out: list[str] = []
-    for sentence in _SENTENCE.split(text[:MAX_QUERY_CHARS]):
-        run: list[str] = []
-        for match in _WORD.finditer(sentence):
-            token = match.group()
-            if token[0].isupper() or (run and token in _JOINERS):
-                run.append(token)
-                if sentence[match.end() : match.end() + 1] not in ("", " "):
-                    break  # punctuation ends the run: an address or a list
-                continue
-            if len(run) >= 2 and token[0].islower():
-                out += [w.lower() for w in run if w not in _JOINERS]
-            break
-    return list(dict.fromkeys(w for w in out if w not in STOPWORDS))  # as ``query_terms``
+    terms, who, spans = _tokens(text)
+    said = frozenset(stem([t for span in spans for t in query_terms(span)]))
+    return Words(frozenset(stem(terms)), frozenset(stem(who.names)), who.group, bool(spans), said)
 
 
 @dataclass(frozen=True)
@@ -157,6 +144,7 @@ class Match:
 
     same: bool  # one statement, by their words
     covered: bool  # and the newer keeps the query words the older one matched
+    denial: bool = False  # and it denies what the older one says
 
 
 SAME = Match(True, True)  # what ``supersede`` assumes when it is given no words
@@ -166,7 +154,8 @@ NOT_SAME = Match(False, False)
 def same_statement(old: Words, new: Words, query: frozenset[str], params: RankParams) -> bool:
     """Do two messages' words make them one statement, restated or corrected,
     the newer one still answering what the query asked of the older?"""
-    return match(old, new, query, params) == SAME
+    said = match(old, new, query, params)
+    return said.same and said.covered
 
 
 def match(old: Words, new: Words, query: frozenset[str], params: RankParams) -> Match:
@@ -174,7 +163,17 @@ def match(old: Words, new: Words, query: frozenset[str], params: RankParams) -> 
     older, newer = old.terms, new.terms
     who = old.names & query  # the subject the query asks about: the newer must keep it
     if not who <= newer:
-        return NOT_SAME
+        if old.group and new.names and new.names <= old.names:
+            # it speaks of some of a group the older one named ("A, B and C
+            # attended…" -> "A could not attend…"): compare it with what the
+            # older one says of them, the others' names left out
+            older = older - (old.names - newer)
+        elif who and new.names and new.names <= query and not new.names & old.names:
+            # the query names both, to choose between them ("…, A, B or C?"):
+            # saying the same of another of them answers it anew
+            older, newer = older - old.names, newer - new.names
+        else:
+            return NOT_SAME
     # Names are shared by everything said about someone: the other words tell
     # two statements apart, and the other query words say what is asked of them.
     names = old.names | new.names
@@ -185,13 +184,16 @@ def match(old: Words, new: Words, query: frozenset[str], params: RankParams) -> 
     # a correction often adds its reason ("…; instead, she was nominated"): it
     # keeps most of the older statement's words while its Jaccard falls
     kept = shared >= max(params.supersede_shared, params.supersede_contain * len(older))
+    # it denies what the older one says ("no experience in education or
+    # teaching" for "…a background in education or teaching")
+    denial = new.denies and not old.denies and bool(older & new.denied)
     if (alike or kept) and (older & newer) - names:
-        return Match(True, covered)
+        return Match(True, covered, denial)
     # or it keeps only who it is about and says the rest anew ("Lorae Jonis did
     # not receive any awards in 2021; instead…"): then it must answer what the
     # older one answered of the query, beyond the name
     subject = bool(who) and who <= new.names and shared >= params.supersede_subject_shared
-    return Match(True, covered) if subject and asked else NOT_SAME
+    return Match(True, covered, denial) if subject and asked else NOT_SAME
 
 
 def supersede(
@@ -230,20 +232,21 @@ def supersede(
     # how close each item's closest earlier statement is, whatever it says or scores
     closest = np.where(before, gram, -np.inf).max(axis=0)
     # [older candidate i, newer candidate j]: the cheap tests, all at once
-    maybe = (
-        (sim >= params.supersede_cos)
-        & before[:n]
-        & (r[None, :] >= r[:n, None] - params.supersede_margin)
-    )
+    wide = params.supersede_margin + params.supersede_denial_margin
+    maybe = (sim >= params.supersede_cos) & before[:n] & (r[None, :] >= r[:n, None] - wide)
     pairs = [(int(i), int(j)) for i, j in zip(*np.nonzero(maybe), strict=True)]
 
     def corrects(i: int, j: int, said: Match) -> bool:
         if not said.same:
             return False
+        # a denial keeps fewer of the query's words, so it may be less like the query
+        extra = params.supersede_denial_margin if said.denial else 0.0
+        if r[j] < r[i] - params.supersede_margin - extra:
+            return False
         if said.covered:
             return bool(sim[i, j] >= closest[j] - params.supersede_closest)
         near = sim[i, j] >= closest[j] - params.supersede_closest_uncovered
-        return bool(near and r[j] >= r[i] - params.supersede_margin_uncovered)
+        return bool(near and r[j] >= r[i] - params.supersede_margin_uncovered - extra)
 
     said = words(pairs) if pairs else []
     pairs = [ij for ij, s in zip(pairs, said, strict=True) if corrects(*ij, s)]
