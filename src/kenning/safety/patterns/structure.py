@@ -5,11 +5,11 @@ A memory entry is data; when it carries the markers a chat template or a client 
 ``Assistant:`` turns (in many languages), ``### Instruction:`` / ``### Response:``,
 ``<tool_call>``, ``<function_calls>``, ``[tool output]``, an agent's ``Action:`` / ``Action
 Input:`` trace, the ``<IMPORTANT>`` tags of poisoned tool descriptions — it asks the model to
-read it as something with more authority than data. Markers written in inline code (`` `<|im_start|>` ``)
-are documentation about templates and pass: the screen blanks inline code before these rows
-read the text (see ``mentions_removed``). Comments that address the model (``<!-- assistant:
-... -->``, ``[//]: # (SYSTEM: ...)``) and markdown images or links whose URL carries a
-variable, a template or a secret are caught here too.
+read it as something with more authority than data. Markers written in inline code
+(`` `<|im_start|>` ``) are documentation about templates and pass: the screen blanks inline
+code before these rows read the text (see ``mentions_removed``). Comments that address the
+model (``<!-- assistant: ... -->``, ``[//]: # (SYSTEM: ...)``) and markdown images or links
+whose URL carries a variable, a template or a secret are caught here too.
 """
 
 from __future__ import annotations
