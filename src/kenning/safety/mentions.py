@@ -282,10 +282,14 @@ _QUOTE_START: Final = re.compile(r"(?:^|[`'\"“(])[ \t]*$")
 
 def _extent(text: str, start: int, end: int) -> str:
     """The command around a match: the match and the arguments after it, up to the end of its
-    inline code, its line or its statement."""
+    inline code, its line or its statement; inside inline code, from where the code opens
+    (`…\\CurrentVersion\\Run`)."""
     after = text[end : end + 120]
     stop = _EXTENT_END.search(after)
-    return text[start:end] + (after[: stop.start()] if stop else after)
+    head = start
+    if _in_code(text, start):
+        head = text.rfind("`", max(0, start - 120), start) + 1 or start
+    return text[head:end] + (after[: stop.start()] if stop else after)
 
 
 def _in_code(text: str, at: int) -> bool:
