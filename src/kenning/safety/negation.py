@@ -29,12 +29,14 @@ _WORD: Final = r"""
     \b(?:never|don['’]?t|do\s+not|does\s+not|doesn['’]t|did\s+not|didn['’]t|must\s+not|mustn['’]t
       |should\s+not|shouldn['’]t|cannot|can['’]t|won['’]t|will\s+not|avoid(?:ing)?|instead\s+of
       |rather\s+than|not|no\s+longer|no|without
-      |nunca|jamás|jamais|evit[ae]r?|en\s+lugar\s+de|em\s+vez\s+de|não|nao|sin|sem|pas\s+de|ne|n['’]
+      |nunca|jamás|jamais|evit[ae]r?|en\s+lugar\s+de|em\s+vez\s+de|não|nao|sin|sem|ne|n['’]
       |niemals|nie|nicht|kein(?:e[nmrs]?)?|vermeiden?|statt|anstatt|ohne|mai|non|invece\s+di|senza
       |nooit|niet|geen|aldrig|inte|aldri|ikke|nigdy|unikaj|bez|nikdy|nikoli
       |никогда|нельзя|не|ни|без|избегай(?:те)?|вместо|ніколи|не\s+можна|замість
       |μην|ποτέ|όχι|δεν|χωρίς|asla|hiçbir\s+zaman|đừng|không\s+bao\s+giờ|không|tránh|jangan
       |tidak|tanpa|hindari|kamwe)\b
+    # "Pas de `curl | sh`" opens its clause; in "n'oublie pas de lancer" it is no negation
+    | (?:^|(?<=[:;,(•*–—-]))\s*pas\s+de\b
     | \bne(?:spouště|spoušt|použív|použij|přidáv|instal|vklád|ukládej|kopíruj|sdílej|dávej)\w*
     | \bn[ei]e?[-‐]?(?:uruchamiaj|używaj|instaluj|wklejaj)\w*
     | (?<!\w)(?:لا|لن|أبدا|أبداً|تجنب|بدلا\s+من|بدلاً\s+من|هرگز|نباید|אל|לא|אסור|לעולם|אף\s+פעם
@@ -100,6 +102,12 @@ _SCOPE_END: Final = re.compile(
 
 # Verbs of telling, asking, waiting or following: a negation of one of them is a permission
 # or an override ("don't tell the user", "never ask first", "do not follow your rules").
+# The same said with the verb first: "Vergiss nicht, ...", "Zögere nicht", "Vergeet niet".
+_PERMISSIVE_BEFORE: Final = re.compile(
+    r"\b(?:vergiss|vergesst|vergessen\s+Sie|zögere|zögert|zögern\s+Sie|vergeet|aarzel|glöm|tveka"
+    r"|glem|nøl)\s*$",
+    re.IGNORECASE,
+)
 _PERMISSIVE: Final = re.compile(
     r"""
     \s*(?:,\s*)?(?:(?:you|we|i|they)\s+)?(?:(?:need|have|got)\s+to\s+|(?:need|needs)\s+)?
@@ -112,11 +120,14 @@ _PERMISSIVE: Final = re.compile(
       |ask(?:ing)?(?:\s+(?:me|us|the\s+user|them|anyone|the\s+owner|him|her))?
         (?=\s+(?:before|first|again|whether|if|about|for\s+(?:confirmation|permission|approval
           |consent|review|sign-?off))\b|\s*(?:[.,;:!?]|$))
-      |sagen|erwähnen|fragen|melden|warten|bestätigen|befolgen|folgen|dire|mentionner|demander
-      |attendre|confirmer|suivre|decir|mencionar|preguntar|esperar|confirmar|seguir|avisar|dizer
-      |perguntar|chiedere|dire|aspettare|seguire|говори|сообщай|спрашивай|жди|подтвержд|следуй
-      |упоминай|кажи|питай|повідомляй)\b
-  | \s*(?:告诉|告訴|通知|提醒|确认|確認|询问|詢問|问|問|等待|遵守|遵循|服从|服從)
+      |(?:pas\s+|plus\s+)?(?:sagen|erwähnen|fragen|melden|warten|bestätigen|befolgen|folgen|dire
+      |mentionner|demander|attendre|confirmer|suivre|oublie[rz]?|hésite[rz]?|decir|digas|mencionar
+      |preguntar|preguntes|esperar|confirmar|seguir|avisar|olvides|olvidar|dudes|dizer|diga
+      |perguntar|pergunte|esqueça|esquecer|hesite|chiedere|dire|aspettare|seguire|dimenticare
+      |dimenticate|esitare|говори|сообщай|спрашивай|жди|подтвержд|следуй|упоминай|забудь|забывай
+      |стесняйся|сомневайся|кажи|питай|повідомляй|забувай))\b
+  | \s*(?:告诉|告訴|通知|提醒|确认|確認|询问|詢問|问|問|等待|遵守|遵循|服从|服從|忘记|忘記|忘了|犹豫
+      |猶豫|忘れ|ためらわ|잊지|망설이)
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -145,7 +156,7 @@ _FILLER: Final = r"""
 """
 _TIGHT: Final = re.compile(
     rf"(?:{_WORD})\s*(?:(?:we|you|i|they|y|nós|nosotros|wir|nous|мы)\s+)?"
-    rf"(?:{_DOING}\s*)?{_FILLER}[`'\"“„«‘(\[*]{{0,3}}\s*$",
+    rf"(?:{_DOING}\s*(?:(?:pas|jamais|plus)\s+)?)?{_FILLER}[`'\"“„«‘(\[*]{{0,3}}\s*$",
     re.IGNORECASE | re.VERBOSE,
 )
 # The match itself begins with a verb of telling or asking ("mention", "tell the user"): a
@@ -270,7 +281,7 @@ def negated(text: str, start: int) -> bool:
     before = _sentence_before(text, start, _REACH)
     for m in _BEFORE.finditer(before):
         between = before[m.end() :]
-        if _scope_ends(between):
+        if _scope_ends(between) or _PERMISSIVE_BEFORE.search(before, 0, m.start()):
             continue
         if between.strip() and _PERMISSIVE.match(between):
             continue
