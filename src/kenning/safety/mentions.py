@@ -76,7 +76,7 @@ _CUE: Final = re.compile(
     | \b(?:attacc\w*|iniezion\w*|esempi\w*|come|contiene|dati)\b
     | \b(?:no|não|ne|pas|non)\s+(?:se\s+)?(?:siguen|seguid\w*|ejecutan|seguem|executad\w*|suivi\w*
       |exécuté\w*|seguit\w*|eseguit\w*)
-    | saldır|enjeksiyon|örne[ğk]|\bgibi\b|içer|\bveri
+    | saldır|enjeksiyon|örne[ğk]|\bgibi\b|\biçer\w*|\bveri(?:ler|leri|yi|nin)?\b
     | tấn\s+công|ví\s+dụ|\bnhư\b|chứa|dữ\s+liệu
     | हमल|इंजेक्शन|उदाहरण|जैसे|डेटा
     | هجوم|حقن|مثال|مثل|تحتوي|بيانات
@@ -270,12 +270,17 @@ _TARGET: Final = re.compile(
 # nothing to decode ("`xxd -r -p | bash`").
 _NO_TARGET: Final = re.compile(
     r"""\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)(?:\s+-{1,2}[\w-]+)*\s*\|
-      | \b(?:nc|ncat|netcat)\b[^\n`]{0,20}\s-[ec]\s+\S+\s*$""",
+      | \b(?:nc|ncat|netcat)\s+-[ec]\s+\S+\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 _STDIN_DECODER: Final = re.compile(
     r"(?:xxd|base64|openssl(?:\s+\w+)?|printf)(?:\s+-{1,2}[\w-]+)*\s*\|", re.IGNORECASE
 )
+# A line that is a command: nothing before the match but a list marker, a prompt or sudo.
+_COMMAND_LINE: Final = re.compile(
+    r"(?:^|\n)[ \t]*(?:[-*+>]|\d{1,3}[.)]|\$|#)?[ \t]*(?:sudo[ \t]+)?\Z"
+)
+_PROSE: Final = re.compile(r"(?:\b[^\W\d_]{2,}[ \t]+){4}")
 _EXTENT_END: Final = re.compile(r"[`\n;]|&&|\|\||\s[-–—]\s")
 _QUOTE_START: Final = re.compile(r"(?:^|[`'\"“(])[ \t]*$")
 
@@ -308,6 +313,10 @@ def inert_command(text: str, start: int, end: int) -> bool:
     elided or a placeholder, it names none, or the match joins two separately quoted names --
     and its sentence does not ask for it to be run (an elided ``curl … | sh`` an entry tells
     the agent to run is an unsafe habit taught, and stays refused)."""
+    if not _in_code(text, start) and not _COMMAND_LINE.search(text, 0, start):
+        return False
+    if _PROSE.search(text, start, end):
+        return False  # prose that asks for it ("appending their key (ssh-rsa AAAA...) to ...")
     command = _extent(text, start, end)
     if _TARGET.search(command):
         return False
@@ -336,7 +345,8 @@ _SLOT: Final = re.compile(r"<[^<>\n]{1,40}>")
 # "密码都在 1Password 里", "the token is in Vault", "report it to #security".
 _NOT_A_SECRET: Final = re.compile(
     r"""(?:1Password|Bitwarden|KeePass\w*|LastPass|Dashlane|Keeper|Vault|Keychain|Doppler|Infisical
-      |op://\S*|vault://\S*|Secrets?\s*Manager|Key\s*Vault|[#@][A-Za-z][\w-]*)["'`”」]?\s*$""",
+      |op://\S*|vault://\S*|Secrets?\s*Manager|Key\s*Vault|(?<![^\s:：=])[#@][A-Za-z][\w-]*)
+    ["'`”」]?\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
 

@@ -26,22 +26,26 @@ from typing import Final
 
 # Negation words, by language (word-separated scripts first, then those without spaces).
 _WORD: Final = r"""
-    \b(?:never|don['’]?t|do\s+not|does\s+not|doesn['’]t|did\s+not|didn['’]t|must\s+not|mustn['’]t
-      |should\s+not|shouldn['’]t|cannot|can['’]t|won['’]t|will\s+not|avoid(?:ing)?|instead\s+of
-      |rather\s+than|not|no\s+longer|no|without
+    # a word, not part of a flag or a name ("--no-check-certificate", "NO_PROXY"); "not:" is
+    # Turkish and Swedish for "note"
+    (?<![-_/.$@])\b(?:never|don['’]?t|do\s+not|does\s+not|doesn['’]t|did\s+not|didn['’]t|must\s+not
+      |mustn['’]t|should\s+not|shouldn['’]t|cannot|can['’]t|won['’]t|will\s+not|avoid(?:ing)?
+      |instead\s+of|rather\s+than|not(?!\s*:)|no\s+longer|no|without
       |nunca|jamás|jamais|evit[ae]r?|en\s+lugar\s+de|em\s+vez\s+de|não|nao|sin|sem|ne|n['’]
       |niemals|nie|nicht|kein(?:e[nmrs]?)?|vermeiden?|statt|anstatt|ohne|mai|non|invece\s+di|senza
       |nooit|niet|geen|aldrig|inte|aldri|ikke|nigdy|unikaj|bez|nikdy|nikoli
       |никогда|нельзя|не|ни|без|избегай(?:те)?|вместо|ніколи|не\s+можна|замість
       |μην|ποτέ|όχι|δεν|χωρίς|asla|hiçbir\s+zaman|đừng|không\s+bao\s+giờ|không|tránh|jangan
-      |tidak|tanpa|hindari|kamwe)\b
+      |tidak|tanpa|hindari|kamwe)\b(?![-_])
     # "Pas de `curl | sh`" opens its clause; in "n'oublie pas de lancer" it is no negation
     | (?:^|(?<=[:;,(•*–—-]))\s*pas\s+de\b
     | \bne(?:spouště|spoušt|použív|použij|přidáv|instal|vklád|ukládej|kopíruj|sdílej|dávej)\w*
     | \bn[ei]e?[-‐]?(?:uruchamiaj|używaj|instaluj|wklejaj)\w*
     | (?<!\w)(?:لا|لن|أبدا|أبداً|تجنب|بدلا\s+من|بدلاً\s+من|هرگز|نباید|אל|לא|אסור|לעולם|אף\s+פעם
       |मत|कभी\s+नहीं|नहीं)(?!\w)
-    | 不要|不许|不許|不准|不得|不可|别|別|禁止|严禁|嚴禁|切勿|千万|千萬|勿|绝不|絕不|决不|決不
+    # (Japanese 不要 after a particle or a noun of asking is "not needed": 報告は不要)
+    | (?<![はがもを認告絡談問])不要|不许|不許|不准|不得|不可|别|別|禁止|严禁|嚴禁|切勿|千万|千萬|勿
+      |绝不|絕不|决不|決不
       |避免|而不是
     | 決して|絶対に|禁止|절대|금지|ห้าม|อย่า|ไม่
 """
@@ -88,8 +92,11 @@ _BEFORE: Final = re.compile(_WORD, re.IGNORECASE | re.VERBOSE)
 _SCOPE_END: Final = re.compile(
     r"""
     [;；]
-  | [,，:：—–]\s*(?:please\s+|then\s+|now\s+)?(?:run|execute|exec|paste|type|install|use|call
-      |pipe|add|put|set|enable|start|launch|apply)\b
+  | [,，:：—–]\s*(?:please\s+|then\s+|now\s+|entonces\s+|então\s+|dann\s+|puis\s+|потом\s+)?
+    (?:run|execute|exec|paste|type|install|use|call|pipe|add|put|set|enable|start|launch|apply
+      |ejecuta|ejecute|corre|usa|executa|execute|rode|roda|use|exécute|exécutez|lance|lancez
+      |führe|starte|nutze|esegui|lancia|usa|выполни|выполните|запусти|запустите|используй|виконай
+      |запустіть|uruchom|spusť|jalankan|chạy|运行|執行|执行|運行)\b
   | \b(?:but|just|instead(?!\s+of)|rather(?!\s+than)|only|simply|always|then|so|otherwise|however
       |though|although|except|unless|aber|sondern|doch|nur|einfach|immer|dann|mais|seulement
       |toujours|puis|sinon|pero|sino|solo|sólo|siempre|luego|mas|porém|apenas|sempre|depois|ma|però
@@ -108,6 +115,19 @@ _PERMISSIVE_BEFORE: Final = re.compile(
     r"|glem|nøl)\s*$",
     re.IGNORECASE,
 )
+# ... and with the verb last, as German and Dutch put it: "nicht mehr nachfragen", "nooit meer
+# om bevestiging vragen"; then "auch nicht bei X", "ook niet bij X" continue the permission.
+_PERMISSIVE_FINAL: Final = re.compile(
+    r"""[^,;:.!?\n]{0,50}?\b(?:fragen|nachfragen|sagen|melden|warten|bestätigen|erwähnen|informieren
+      |vragen|vertellen|zeggen|wachten|bevestigen|melden|fråga|berätta|spørre|fortelle|pytać|ptát
+      |zeptat)\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_CONTINUED: Final = re.compile(
+    r"\b(?:also|even|auch|ook|même|tampoco|nemmeno|neanche|anche|também|даже|тоже|також|också|też"
+    r"|ani)\s*$",
+    re.IGNORECASE,
+)
 _PERMISSIVE: Final = re.compile(
     r"""
     \s*(?:,\s*)?(?:(?:you|we|i|they)\s+)?(?:(?:need|have|got)\s+to\s+|(?:need|needs)\s+)?
@@ -117,6 +137,11 @@ _PERMISSIVE: Final = re.compile(
       |(?:any\s+|a\s+)?(?:review|approval|checking|checks?|permission|consent|sign-?off|asking
         |delay|hesitation|questions?)
       |refuse|decline|hold\s+back|filter|censor|argue|mind|care|fear|forget|neglect|fail
+      |Nachfrage|Rückfrage|Bestätigung|Genehmigung|Erlaubnis|Freigabe|zu\s+fragen|confirmación
+      |permiso|aprobación|preguntar|confirmação|permissão|aprovação|autorisation|validation
+      |demander|conferma|permesso|approvazione|chiedere|подтверждени\w*|разрешени\w*|согласовани\w*
+      |спроса|вопросов|спрашивать|підтвердженн\w*|дозволу|питань|onay|izin|sormadan|xác\s+nhận
+      |hỏi|konfirmasi|izin|bevestiging|toestemming|vragen|bekräftelse|fråga|potwierdzenia|pytania
       |ask(?:ing)?(?:\s+(?:me|us|the\s+user|them|anyone|the\s+owner|him|her))?
         (?=\s+(?:before|first|again|whether|if|about|for\s+(?:confirmation|permission|approval
           |consent|review|sign-?off))\b|\s*(?:[.,;:!?]|$))
@@ -127,7 +152,7 @@ _PERMISSIVE: Final = re.compile(
       |dimenticate|esitare|говори|сообщай|спрашивай|жди|подтвержд|следуй|упоминай|забудь|забывай
       |стесняйся|сомневайся|кажи|питай|повідомляй|забувай))\b
   | \s*(?:告诉|告訴|通知|提醒|确认|確認|询问|詢問|问|問|等待|遵守|遵循|服从|服從|忘记|忘記|忘了|犹豫
-      |猶豫|忘れ|ためらわ|잊지|망설이)
+      |猶豫|忘れ|ためらわ|잊지|망설이|许可|許可|批准|审批|審批|承認|확인|승인|허락|묻지)
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -154,6 +179,7 @@ _FILLER: Final = r"""
       |как|os|as|los|las|les|des|die|der|das|den|il|lo|gli|i|le|la|el|um|uma|un|une|ein|eine
       |scripts?\s+(?:do|del|du)\s+tipo|comandos?|befehle?|commandes?|команды?|команд)\s+){0,4}
 """
+_DOING_ONLY: Final = re.compile(rf"\s*(?:(?:{_DOING}|pas|jamais|plus)\s*)?{_FILLER}", re.I | re.X)
 _TIGHT: Final = re.compile(
     rf"(?:{_WORD})\s*(?:(?:we|you|i|they|y|nós|nosotros|wir|nous|мы)\s+)?"
     rf"(?:{_DOING}\s*(?:(?:pas|jamais|plus)\s+)?)?{_FILLER}[`'\"“„«‘(\[*]{{0,3}}\s*$",
@@ -188,21 +214,32 @@ _CONDEMNING: Final = re.compile(
   | \b(?:prohibid[oa]s?|proibid[oa]s?|peligros[oa]s?|perigos[oa]s?|sospechos[oa]s?|suspeit[oa]s?
       |(?:no|nunca|não)\s+(?:usar|ejecutar|utilizar|executar|rodar)|vietat[oia]|proibit[oia]
       |pericolos[oia]|sospett[oia]|(?:non|mai)\s+(?:usare|eseguire|utilizzare))\b
-  | \b(?:запрещен\w*|запрещ\w*|нельзя|опасн\w*|подозрит\w*|заборонен\w*|небезпечн\w*|підозріл\w*
+  | \b(?:запрещен\w*|запрещ\w*|нельзя\s+(?:использовать|запускать|выполнять|ставить|применять)
+      |опасн\w*|подозрит\w*|заборонен\w*|небезпечн\w*|підозріл\w*
       |так\s+не\s+(?:делаем|робимо)|не\s+(?:используем|запускаем|выполняем|робимо|використовуємо))
   | \b(?:zakázan\w*|nebezpečn\w*|podezřel\w*|nespouštět|nepoužívat|zakazan\w*|niebezpieczn\w*
       |podejrzan\w*|verboden|gevaarlijk|verdacht|förbjud\w*|farlig\w*|misstänk\w*|yasak\w*
       |tehlikeli|şüpheli|kullanmayın|çalıştırmayın|dilarang|berbahaya|mencurigakan|interzis\w*
       |periculos\w*|suspect\w*)
   | \b(?:απαγορεύ\w*|επικίνδυν\w*|ύποπτ\w*)
-  | (?:ممنوع|محظور|مشبوه|خطير|خطرناک|مشکوک|نباید|אסור|חשוד|מסוכן|वर्जित|प्रतिबंधित|खतरनाक|संदिग्ध
+  | (?:ممنوع|محظور|مشبوه|خطير|خطرناک|مشکوک|نباید\s+(?:اجرا|استفاده)|אסור|חשוד|מסוכן|वर्जित|प्रतिबंधित
+      |खतरनाक|संदिग्ध
       |bị\s+cấm|nguy\s+hiểm|đáng\s+ngờ|อันตราย|น่าสงสัย)
   | 禁止|严禁|嚴禁|不允许|不允許|不准|不得|已废弃|已廢棄|废弃|廢棄|不要再用|不要使用|不要运行
     |不要執行
-  | 不要执行|别用|別用|勿用|危险|危險|可疑|恶意|惡意|使用しない|使わない|実行しない|しないこと
-    |非推奨
-  | 危険|怪しい|疑わしい|厳禁|금지|하지\s*마|쓰지\s*마|사용하지\s*(?:마|않)|실행하지\s*(?:마|않)
-    |위험|의심
+  | 不要执行|别用|別用|勿用|危险|危險|可疑|恶意|惡意|使用しない|使わない|実行しない|非推奨
+  | 危険|怪しい|疑わしい|厳禁|금지|쓰지\s*마|사용하지\s*(?:마|않)|실행하지\s*(?:마|않)|위험|의심
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+# A condemnation of telling rather than of the thing: "禁止告诉用户", "報告しないこと" nearby,
+# "אסור לספר", "it is forbidden to tell the user" -- concealment, not a rule against the match.
+_TELLING: Final = re.compile(
+    r"""\b(?:tell|inform|notify|mention|report|say|warn|sagen|erzähl\w*|erwähn\w*|informier\w*
+      |melden|dire|informer|signaler|mentionner|decir|informar|avisar|mencionar|contar|dizer|riferire
+      |говорить|сообщать|рассказ\w*|упомина\w*|говорити|повідомля\w*)\b
+    | 告诉|告訴|报告|報告|通知|提醒|提及|透露|言う|言わ|伝え|知らせ|連絡|알리|말하|보고
+    | إخبار|تخبر|לספר|לדווח
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -218,7 +255,8 @@ _REASSURED: Final = re.compile(
 # infinitive instructions ("`X` ausführen").
 _RUN_VERB: Final = r"""
     (?:run|execute|exec|paste|type|install|use|call|invoke|pipe|bootstrap|set\s+up|start|launch
-      |apply|add|put|schedule|enter|source|by\s+running|by\s+using|by\s+piping
+      |apply|add|put|schedule|enter|source|by\s+running|by\s+using|by\s+piping|retry|re-?run
+      |fall\s+back\s+to|выполнять|запускать|использовать|применять|виконувати|запускати
       |ejecuta|ejecute|ejecutar|corre|usa|usar|lanza|instala|executa|execute|executar|rode|rodar
       |roda|instale|exécute|exécutez|exécuter|lance|lancez|utilise|utilisez|installe|installez
       |führe|führen|starte|nutze|verwende|installiere|esegui|eseguite|eseguire|lancia|utilizza
@@ -231,7 +269,8 @@ _RUN_BEFORE: Final = re.compile(
 )
 _RUN_AFTER: Final = re.compile(
     r"""[^\S\n]*[`'"”」)]*[^\S\n]*(?:
-        (?:を|を使って|で)?\s*(?:実行|使用|インストール)(?:して(?!い)|しろ|せよ|しなさい|すること)
+        (?:\s+-{1,2}[\w-]+){0,3}\s*(?:を|を使って|で)?\s*(?:実行|使用|インストール|再試行|リトライ)
+        (?:して(?!い)|しろ|せよ|しなさい|すること|する(?=[。、\s]|$))
       | (?:를|을)?\s*(?:실행|사용|설치)(?:하세요|하십시오|해\s*주세요|해라|하라|할\s*것|해)
       | (?:komutunu\s+)?(?:çalıştır|kullan)|(?:ausführen|starten|verwenden|nutzen|laufen\s+lassen
         |aus)\b)""",
@@ -259,11 +298,13 @@ def _sentence_before(text: str, start: int, reach: int) -> str:
 def _scope_ends(between: str) -> bool:
     """True if a contrast or a next step ends a negation's scope in ``between`` (what stands
     between it and the match); one right after the negation is part of what it negates ("don't
-    just run", "不要直接运行")."""
+    just run", "不要直接运行"). A colon ends it too, unless only a verb of doing stands before it
+    ("Never store: passwords, ..."): "Damit Builds nicht mehr fragen: `...`" negates the asking."""
     for m in _SCOPE_END.finditer(between):
         if between[: m.start()].strip() or m.group()[0] in ";；,，:：—–":
             return True
-    return False
+    colon = re.search(r"[:：]", between)
+    return colon is not None and _DOING_ONLY.fullmatch(between[: colon.start()]) is None
 
 
 def reported(text: str, start: int) -> bool:
@@ -279,13 +320,21 @@ def negated(text: str, start: int) -> bool:
     docstring): nothing ends its scope between them and it negates no verb of telling or
     asking; or what follows is reported (:func:`reported`)."""
     before = _sentence_before(text, start, _REACH)
+    permission = False  # the last negation was a permission: "also not ..." continues it
     for m in _BEFORE.finditer(before):
         between = before[m.end() :]
-        if _scope_ends(between) or _PERMISSIVE_BEFORE.search(before, 0, m.start()):
+        if _scope_ends(between):
+            permission = False
             continue
-        if between.strip() and _PERMISSIVE.match(between):
-            continue
-        if not between.strip() and _PERMISSIVE_START.match(text, start):
+        if (
+            _PERMISSIVE_BEFORE.search(before, 0, m.start())
+            or (
+                between.strip() and (_PERMISSIVE.match(between) or _PERMISSIVE_FINAL.match(between))
+            )
+            or (not between.strip() and _PERMISSIVE_START.match(text, start))
+            or (permission and _CONTINUED.search(before, 0, m.start()))
+        ):
+            permission = True
             continue
         return True
     return reported(text, start)
@@ -309,10 +358,13 @@ def condemned(text: str, start: int, end: int) -> bool:
     after = after[: stop.start()] if stop else after
     contrast = next((m for m in _SCOPE_END.finditer(after) if after[: m.start()].strip()), None)
     after = after[: contrast.start()] if contrast else after
-    found = _CONDEMNING.search(after)
-    if found is None or _REASSURED.search(after[: found.start()][-20:]):
-        return False
-    return not directed(text, start, end)
+    for found in _CONDEMNING.finditer(after):
+        if _REASSURED.search(after[: found.start()][-20:]):
+            continue
+        if _TELLING.search(after, max(0, found.start() - 12), found.end() + 16):
+            continue
+        return not directed(text, start, end)
+    return False
 
 
 def directed(text: str, start: int, end: int, quoted: tuple[int, int] | None = None) -> bool:
