@@ -73,6 +73,13 @@ def test_rtl_text_is_fine_but_bidi_controls_are_not() -> None:
         assert _ids(scan(f"שלום {control}עולם")) == {"bidi_control"}, hex(ord(control))
 
 
+def test_a_bidi_mark_around_latin_code_on_a_right_to_left_line_is_fine() -> None:
+    # the marks keep a quoted Latin snippet in place on a Hebrew or Arabic line
+    assert is_safe("הגדירו את הכיוון בקובץ העיצוב (\u200f`direction: rtl`\u200f).")
+    assert is_safe("استخدم الأمر (\u200f`npm run build`\u200f) قبل النشر")
+    assert _ids(scan("ship it \u200f`npm run build`\u200f today")) == {"bidi_control"}
+
+
 def test_every_format_character_is_known_and_flagged_unless_allowed() -> None:
     # Guards the hand-written range table against the running Unicode database.
     for cp in range(sys.maxunicode + 1):

