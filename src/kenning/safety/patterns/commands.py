@@ -19,7 +19,16 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from kenning.safety.patterns.payloads import _CRED_PATH, _HOME, _RC_FILE, _SECRET_NAME
+from kenning.safety.patterns.payloads import (
+    _CRED_PATH,
+    _HOME,
+    _NC_TARGET,
+    _RC_FILE,
+    _SECRET_NAME,
+    AUTH_USE,
+    AUTOSTART_PAYLOAD,
+    own_service,
+)
 from kenning.safety.patterns.schema import ALL, COMMAND, MEMORY, Pattern, ascii_regex, english_regex
 
 _SOURCE: Final = rf"""(?:
@@ -32,7 +41,8 @@ _SOURCE: Final = rf"""(?:
   | {_CRED_PATH} | /etc/shadow\b | \.ssh/\* | ~/\.ssh\b(?![/\w])
 )"""
 _SINK: Final = r"""(?:
-    \b(?:curl|wget|nc|ncat|netcat|socat|telnet|sftp|ftp|httpie|xh|aria2c|dig|nslookup)\b
+    # not "Bash(curl:*)" (a permission rule) nor "sftp:host:/path" (a URL)
+    \b(?:curl|wget|nc|ncat|netcat|socat|telnet|sftp|ftp|httpie|xh|aria2c|dig|nslookup)\b(?!:)
   | \bscp\b | \brsync\b[^\n]{0,200}?[\w.-]+@?[\w.-]+:[\w/~.-]* | \bhttps?[ \t]+(?:post|put|get)\b
   | \bInvoke-(?:WebRequest|RestMethod)\b | \b(?:iwr|irm)\b
   | \brequests\.(?:get|post|put|patch)\b | \burlopen\b | \burllib\.request\b | \bhttpx\.\w+\(
@@ -41,14 +51,15 @@ _SINK: Final = r"""(?:
   | \baxios(?:\.(?:get|post|put))?\s*\(
 )"""
 
-_NET_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
+_SOURCE_RX: Final = ascii_regex(_SOURCE)
 
 
-def _own_service(line: str) -> bool:
-    """A secret variable sent to the service it is named after (CODECOV_TOKEN to codecov.io)."""
-    names = re.findall(r"\$\{?([A-Z][A-Z0-9]{2,})_[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)", line)
-    hosts = " ".join(re.findall(r"https?://([^/\s'\"]+)", line)).lower()
-    return bool(names) and bool(hosts) and all(n.lower() in hosts for n in names)
+def _sent_as_meant(line: str) -> bool:
+    """A secret sent to the service it is named after, or as the request's credential, and no
+    other secret on the line (the environment, a credentials file)."""
+    if own_service(line):
+        return True
+    return _SOURCE_RX.search(AUTH_USE.sub(" ", line)) is None
 
 
 _DESTROY_TARGET: Final = rf"""(?:/|/\*|{_HOME}/?\*?|~/\*|\$HOME/\*)"""
@@ -63,7 +74,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason="sends secrets or credentials files over the network (exfiltration)",
         views=COMMAND,
         negatable=True,
-        exempt=_own_service,
+        exempt=_sent_as_meant,
         regex=ascii_regex(rf"""
             ^(?=[^\n]*?{_SINK})[^\n]*?{_SOURCE}[^\n]*
           | ^(?=[^\n]*?{_SOURCE})[^\n]*?{_SINK}[^\n]*
@@ -137,15 +148,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         "(remote code execution)",
         views=COMMAND,
         negatable=True,
-        regex=ascii_regex(r"""
-            \bmkfifo\b[^\n]{0,200}?\b(?:nc|ncat|netcat)\b
-          | \b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-[ec]\s
-          | \bssh\b[^\n]{0,60}?\s-\w*R\s*\d{2,5}:(?:localhost|127\.0\.0\.1):\d{1,5}
-          | \bsocket\.socket\(\)[^\n]{0,200}?\.connect\(
-          | \buse\s+Socket\b[^\n]{0,300}?\bexec\s*\(
+        regex=ascii_regex(rf"""
+            \bmkfifo\b[^\n]{{0,200}}?\b(?:nc|ncat|netcat)\b(?={_NC_TARGET})
+          | \b(?:nc|ncat|netcat)\b(?={_NC_TARGET})[^\n]{{0,100}}?\s-[ec]\s
+          | \bssh\b[^\n]{{0,60}}?\s-\w*R\s*\d{{2,5}}:(?:localhost|127\.0\.0\.1):\d{{1,5}}
+          | \bsocket\.socket\(\)[^\n]{{0,200}}?\.connect\(
+          | \buse\s+Socket\b[^\n]{{0,300}}?\bexec\s*\(
           | \bNet\.Sockets\.TCPClient\s*\(
           | \bexec\s+\d+<>/dev/tcp/
-          | /dev/tcp/[\w.-]{1,253}/\d{1,5}
+          | /dev/tcp/[\w.-]{{1,253}}/\d{{1,5}}
         """),
     ),
     # WHY: sudoers, git hooks, PROMPT_COMMAND, the Windows Run key and scheduled tasks persist.
@@ -157,10 +168,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         views=COMMAND,
         negatable=True,
         regex=ascii_regex(r"""
-            \bNOPASSWD\b
+            # sudo without a password for every command ("NOPASSWD: /usr/bin/systemctl restart
+            # app", one command, is how a narrow rule is written)
+            \bNOPASSWD\s*:\s*ALL\b
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?/etc/sudoers
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?\.git/hooks/
-          | \bcore\.hooksPath\b
+            # hooks taken from outside the repository ("git config core.hooksPath .githooks",
+            # the repository's own folder, passes)
+          | \bcore\.hooksPath\b(?:\s*=\s*|\s+)["']?(?:/|~|\$\{?HOME\b|%\w+%|[A-Za-z]:\\)
+          | \bgit\s+config\s+(?:--global|--system)\s+core\.hooksPath\b
             # a shell or interpreter made setuid: "chmod u+s /bin/bash" is a root shell kept
           | \bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[2467][0-7]{3})\s+(?:\S*/)?
             (?:bash|sh|dash|zsh|python\d*(?:\.\d+)?|perl|find|vim?|env|busybox)\b
@@ -172,7 +188,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # a file put where launchd, systemd, XDG or init start it by themselves: "cp x.plist
             # ~/Library/LaunchAgents/", "tee /etc/systemd/system/x.service" (enabling a unit the
             # project ships, "systemctl --user enable myapp", is autostart_command's, not here)
-          | (?:\b(?:cp|mv|ln|install|rsync)\b[^\n|;&]{0,200}?\s
+          | (?:\b(?:cp|mv|ln|install\s+-|rsync)\b[^\n|;&]{0,200}?\s
               |(?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*)
             ["']?[^\s"']{0,80}?(?:Library/Launch(?:Agents|Daemons)\b|\.config/systemd/user\b
               |/etc/systemd/system\b|\.config/autostart\b|/etc/init\.d\b|/etc/rc\.local\b)
@@ -187,6 +203,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason="installs a service or scheduled task that starts automatically (persistence)",
         views=COMMAND,
         negatable=True,
+        gate=AUTOSTART_PAYLOAD,
         regex=ascii_regex(r"""
             \bschtasks(?:\.exe)?\s+/create\b | \bRegister-ScheduledTask\b
           | \blaunchctl\s+(?:load|bootstrap|submit)\b
@@ -233,11 +250,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             \brm\s+(?=(?:-{{1,2}}[\w-]{{1,30}}\s+){{0,6}}?(?:-[a-zA-Z]{{0,5}}[rR]|--recursive))
             (?:-{{1,2}}[\w-]{{1,30}}\s+){{1,6}}["']?{_DESTROY_TARGET}["']?(?=\s|$|[;&|)`])
           | \bfind\s+["']?(?:/|~/?|\$HOME/?)["']?\s[^\n]{{0,100}}?-delete\b
-          | \bdd\b[^\n]{{0,200}}?\bof=/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d
+          | \bdd\b[^\n]{{0,200}}?\bof=/dev/(?:sd(?!x\b)[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d
+            |mmcblk\d
             |disk\d)
           | \bmkfs(?:\.\w{{1,10}})?\b[^\n]{{0,40}}?/dev/
           | \bchmod\s+(?:-R\s+)?(?:0?777|a\+rwx)\s+/(?:\s|$)
-          | \bDROP\s+(?:DATABASE|SCHEMA)\b | \bTRUNCATE\s+TABLE\b
+            # a named database or table: not "DROP DATABASE ..." in a write-up, nor the test
+            # databases a test run throws away ("DROP DATABASE IF EXISTS app_test")
+          | \b(?:DROP\s+(?:DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\s+(?:IF\s+EXISTS\s+|(?!IF\s))
+            (?![`"\[]?\w*(?:test|tmp|temp|scratch|sandbox)\w*\b)[`"\[]?\w
           | \bgit\s+push\b[^\n]{{0,60}}?(?:\s:|--delete\s+)(?:main|master|release|production|prod)\b
           | :\(\)\s*\{{\s*:\s*\|\s*:\s*&\s*\}}\s*;\s*:
           | \bRemove-Item\b[^\n]{{0,100}}?-Recurse\b[^\n]{{0,100}}?\s["']?[A-Za-z]:\\?["']?(?=\s|$)
