@@ -116,6 +116,16 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             |z)?sh\b
           | \beval\s*\(\s*file_get_contents\s*\(\s*["']https?:
           | \bhttps?\b[^\n]{0,20}\.get\s*\(\s*["']https?://[^\n]{0,300}\beval\s*\(
+            # Windows programs that fetch and run a script or a binary by themselves: "mshta
+            # http://.../x.hta", "regsvr32 /s /n /u /i:http://.../x.sct scrobj.dll", "rundll32
+            # javascript:...", "certutil -urlcache -f http://... x.exe && start x.exe"
+          | \bmshta(?:\.exe)?\s+["']?(?:https?:|vbscript:|javascript:|\\\\)
+          | \bregsvr32(?:\.exe)?\b[^\n]{0,60}?/i:\s*["']?https?:
+          | \brundll32(?:\.exe)?\s+[^\n]{0,40}?(?:javascript:
+            |url\.dll\s*,\s*(?:OpenURL|FileProtocolHandler)|mshtml\s*,\s*RunHTMLApplication)
+          | \b(?:certutil(?:\.exe)?\s+(?:-\w+\s+){0,4}-urlcache|bitsadmin(?:\.exe)?\s+/transfer
+            |Start-BitsTransfer)\b[^\n]{0,300}?(?:&&|;|\|\|?)\s*(?:start|Start-Process|cmd\s+/c
+            |powershell|rundll32|regsvr32|\S+\.(?:exe|bat|cmd|ps1|vbs))\b
         """),
     ),
     # WHY: running what was just decoded hides the command from every reader.
@@ -263,6 +273,60 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | :\(\)\s*\{{\s*:\s*\|\s*:\s*&\s*\}}\s*;\s*:
           | \bRemove-Item\b[^\n]{{0,100}}?-Recurse\b[^\n]{{0,100}}?\s["']?[A-Za-z]:\\?["']?(?=\s|$)
           | \b(?:rd|rmdir)\s+/s\s+(?:/q\s+)?[A-Za-z]:\\?(?=\s|$) | \bformat\s+[A-Za-z]:(?=\s|$)
+        """),
+    ),
+    # WHY: what a team cannot get back: a cloud bucket emptied, a database deleted without its
+    # final snapshot, every backup, volume or remote tag at once, the shared main branch
+    # rewritten. One named object (`aws s3 rm s3://b/tmp/x`, `git push origin --delete
+    # feature/x`, `git push --force-with-lease` on one's own branch) passes.
+    Pattern(
+        pattern_id="destroy_shared_data",
+        category="destructive",
+        scopes=MEMORY,
+        reason="deletes shared data that cannot be restored: a bucket, a database and its "
+        "backups, every volume or remote branch, or the history of main (destructive)",
+        views=COMMAND,
+        negatable=True,
+        regex=ascii_regex(r"""
+            # a whole bucket: "aws s3 rm s3://prod-backups --recursive", "aws s3 rb s3://b --force",
+            # "gsutil -m rm -r gs://b/**", "gcloud storage rm -r gs://b", "rclone purge r:b"
+            \baws\s+s3\s+rm\s+(?:--?[\w-]+\s+)*["']?s3://(?:[\w.-]+|\$\([^)\n]{1,200}\))/?["']?
+            (?=\s)(?=[^\n]{0,200}?--recursive)
+          | \baws\s+s3\s+rb\b[^\n]{0,200}?--force\b
+          | \b(?:gsutil(?:\s+-m)?|gcloud\s+storage)\s+rm\s+(?:-\w+\s+)*["']?gs://[\w.-]+/?(?:\*\*?)?["']?
+            (?=\s|$)
+          | \bgsutil\s+(?:-m\s+)?rb\b | \brclone\s+purge\b
+          | \baz\s+storage\s+(?:container\s+delete|blob\s+delete-batch)\b
+            # databases: deleted without a final snapshot, their snapshots or datasets in bulk
+          | \baws\s+rds\s+delete-db-(?:instance|cluster)\b[^\n]{0,300}?
+            --(?:skip-final-snapshot|delete-automated-backups)\b
+          | \baws\s+rds\s+delete-db-(?:cluster-)?snapshot\b[^\n]{0,200}?\$\(
+          | \bbq\s+rm\s+(?:-\w+\s+)*-r\b | \bdropdb\b[^\n]{0,80}?\bprod\w*
+            # everything at once: volumes, namespaces, cluster-wide objects, remote tags and
+            # branches ("docker volume rm $(docker volume ls -q)", "kubectl delete ns --all",
+            # "git tag -l | xargs -n1 git push --delete origin")
+          | \bdocker\s+volume\s+rm\s+(?:-f\s+)?\$\(\s*docker\s+volume\s+ls\b
+          | \bkubectl\s+delete\s+(?:ns|namespaces?|pv|pvc|persistentvolumes?|persistentvolumeclaims?
+            |crd|customresourcedefinitions?|secrets?|all|validatingwebhookconfigurations?
+            |mutatingwebhookconfigurations?)\b[^\n]{0,100}?--all\b
+          | \bgit\s+push\s+(?:\S+\s+)?(?:--delete|-d)\s+\$\(
+          | \bxargs\b[^\n|]{0,60}?\bgit\s+push\s+(?:\S+\s+)?(?:--delete|-d)\b
+          | \bxargs\b[^\n|]{0,60}?\bgh\s+release\s+delete\b | \bgh\s+repo\s+delete\b
+            # the shared branch rewritten: "git push --force origin main", "git push -f origin
+            # HEAD:main", "... $(git commit-tree ...):main"
+          | \bgit\s+push(?=[^\n;&|`]*?\s(?:--force(?![\w-])|-f\b))
+            (?=[^\n;&|`]*?(?:\s|:)(?:main|master|trunk|production|prod)(?=\s|$|[;&|`"']))
+            [^\n;&|`]{1,200}
+            # data folders of a database server and every user's home
+          | \brm\s+(?=(?:-{1,2}[\w-]{1,30}\s+){0,6}?(?:-[a-zA-Z]{0,5}[rR]|--recursive))
+            (?:-{1,2}[\w-]{1,30}\s+){1,6}(?:[^\s;&|]{1,200}\s+){0,4}?["']?
+            (?:/home/\*|/var/lib/(?:postgresql|pgsql|mysql|mongodb|redis|etcd|elasticsearch)
+              (?:/\*?)?(?=\s|$|[;&|)`"']))
+          | \brm\s[^\n;&|]{0,80}?--no-preserve-root\b
+            # Terraform told to destroy without its lock or in production
+          | \bterraform\s+destroy\b(?=[^\n]*-auto-approve)(?=[^\n]*(?:-lock=false|\bprod))
+          | \bterraform\s+workspace\s+select\s+prod\w*[ \t]*\n(?:[^\n]*\n){0,3}?[^\n]*
+            \bterraform\s+destroy\b
         """),
     ),
     # WHY: pushing the code to someone else's remote leaks it; `git push origin main` passes.

@@ -502,10 +502,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | \b(?:iex|Invoke-Expression)\b[^\n]{{0,200}}?
             (?:DownloadString|DownloadFile|\biwr\b|Invoke-WebRequest|\birm\b|Invoke-RestMethod
               |Net\.WebClient)[^\n`]{{0,300}}
-            # Python, JavaScript: "exec(urllib.request.urlopen(...).read())" on one line
-          | ^(?=[^\n]*\b(?:exec|eval)\s*\()
+            # Python, JavaScript, Ruby, Perl: "exec(urllib.request.urlopen(...).read())",
+            # 'eval(URI.open("https://...").read)', "use LWP::Simple; eval get(...)", on one line;
+            # unpickling what was downloaded runs code too: "pickle.loads(urlopen(...).read())"
+          | ^(?=[^\n]*(?:\b(?:exec|eval|instance_eval|pickle\.loads?|marshal\.loads|dill\.loads?
+                |joblib\.load|runInThisContext|runInNewContext)\s*\(|\bnew\s+Function\s*\(
+                |\beval\s+[$@]?\w|\beval\s*\{{))
             (?=[^\n]*(?:urlopen|urllib\.request|requests\.get|httpx\.get|http\.client
-                |\bfetch\s*\())
+                |\bfetch\s*\(|\bURI\.open\b|\bopen-uri\b|\bNet::HTTP\b|\bLWP::|\bHTTP::Tiny\b
+                |\bIO::Socket\b|\bget\s*\(\s*["']https?://|\bhttps?\.get\s*\(|\baxios\.get\b))
             [^\n]{{1,200}}
         """),
     ),
