@@ -31,6 +31,7 @@ from typing import Final
 from kenning.safety.patterns import (
     commands,
     credentials,
+    flows,
     indirect,
     injection,
     intent,
@@ -108,6 +109,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *structure.PATTERNS,
     *indirect.PATTERNS,
     *commands.PATTERNS,
+    *flows.PATTERNS,
     *leaks.PATTERNS,
     *secrets.PATTERNS,
 )

@@ -60,6 +60,13 @@ _CRED_PATH: Final = rf"""
     (?![\w-])(?!\.\w)  # the whole name: not .envrc, .env.local.example or .npmrc.bak
 """
 
+# A private key's file, by the names TLS and SSH tools give it (uploading one is a leak; reading
+# it into a local tool is ordinary and left alone).
+_KEY_FILE: Final = r"""(?:
+    [\w./~-]*(?:privkey|private[-_]?key|id_rsa|id_ed25519|id_ecdsa)[\w.-]*
+  | [\w./~-]+\.(?:key|p12|pfx|jks|keystore)
+)(?![\w.-])"""
+
 # A tool or call that sends a request.
 _NET_TOOL: Final = r"""(?:
     \b(?:curl|wget|nc|ncat|netcat|socat|telnet|httpie|xh|aria2c)\b
@@ -262,9 +269,10 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | \b(?:cp|scp|rsync)[ \t]+(?:-[\w-]{{1,30}}[ \t]+){{0,6}}["']?{_CRED_PATH}
             # "< .env": redirected into a command (not the here-document "<<")
           | (?<!<)<[ \t]*["']?{_CRED_PATH}
-            # "curl -F file=@~/.ssh/id_ed25519 ...", "curl -T .env ..."
+            # "curl -F file=@~/.ssh/id_ed25519 ...", "curl -T .env ...", "curl -F key=@privkey.pem"
           | \b(?:curl|wget|http|httpie|xh)\b[^\n]{{0,300}}?
-            (?:@|--upload-file[=\s]+|-T\s*|--post-file[=\s]+|--body-file[=\s]+)["']?{_CRED_PATH}
+            (?:@|--upload-file[=\s]+|-T\s*|--post-file[=\s]+|--body-file[=\s]+)["']?
+            (?:{_CRED_PATH}|{_KEY_FILE})
         """),
     ),
     # WHY: prose asking to ship secrets out; needs a secret AND a URL, e-mail, domain or IP.
