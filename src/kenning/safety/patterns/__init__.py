@@ -41,6 +41,7 @@ from kenning.safety.patterns import (
     scripts,
     secrets,
     structure,
+    supply,
 )
 from kenning.safety.patterns.schema import (
     ALL,
@@ -110,6 +111,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *indirect.PATTERNS,
     *commands.PATTERNS,
     *flows.PATTERNS,
+    *supply.PATTERNS,
     *leaks.PATTERNS,
     *secrets.PATTERNS,
 )
