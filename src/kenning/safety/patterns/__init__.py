@@ -32,6 +32,7 @@ from kenning.safety.patterns import (
     commands,
     credentials,
     flows,
+    guards,
     indirect,
     injection,
     intent,
@@ -112,6 +113,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *commands.PATTERNS,
     *flows.PATTERNS,
     *supply.PATTERNS,
+    *guards.PATTERNS,
     *leaks.PATTERNS,
     *secrets.PATTERNS,
 )

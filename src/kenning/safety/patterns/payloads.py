@@ -324,6 +324,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             !\[[^\]\n]{0,200}\]
             \(\s*<?https?://[^\s)]{0,300}?
             [?&#][^\s)=]{0,50}=\s*(?:\{|\$|%7B|<|\[)
+            # a link whose query is to hold the conversation or a secret, described in words:
+            # "[details](https://x/s?c=<the conversation so far>)" ("?q=<query>" passes; links
+            # with variables are templated_link's)
+          | (?<!!)\[[^\]\n]{0,200}\]\(\s*<?https?://[^\s)]{0,300}?[?&#][^\s)=]{0,50}=\s*
+            <(?=[^)\n]{0,80}?(?:conversation|chat|history|session|context
+              |summary|secret|token|api[_ ]?key|password|env|contents|memory|transcript|对话|会话
+              |聊天|上下文|会話|대화|разговор|переписк|Konversation|Gespräch|conversaci|conversa))
         """),
     ),
     # WHY: an authorized_keys entry is a lasting back door; reading or mentioning it passes.

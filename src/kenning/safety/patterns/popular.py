@@ -130,7 +130,8 @@ def lookalike_of(text: str) -> tuple[str, str] | None:
         path = _VERSION.sub("", raw.lower().replace("_", "-"))
         pieces = [p for p in path.split("/") if p]
         for piece in pieces:
-            for name in {piece, *piece.split("-")} if "-" in piece else {piece}:
+            parts = piece.split("-") if "-" in piece else []
+            for name in [piece, *parts]:  # the whole name first, then its parts
                 if not _TOKEN.fullmatch(name):
                     continue
                 popular = _squat_of(name)

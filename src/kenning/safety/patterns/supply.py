@@ -87,10 +87,14 @@ _ALWAYS: Final = r"""(?:
   | 一律|总是|總是|始终|始終|务必|務必|都加|加上|使用|常に|必ず|付けて|つけて|항상|반드시|붙여|추가
 )"""
 
+# Within one clause: a dot inside a host name or a file name does not end it.
+_IN_CLAUSE: Final = r"(?:[^\n.!?。！？]|\.(?=\S))"
+
 _TLS_PROSE_TOKEN: Final = r"""(?:
     `?curl\s+-k\b | `-k`|`--insecure`|--insecure\b | verify\s*=\s*False\b | --no-check-certificate\b
   | strict-ssl\s*(?:=\s*)?false\b | --trusted-host\b | NODE_TLS_REJECT_UNAUTHORIZED\s*=\s*0\b
   | StrictHostKeyChecking\s*=?\s*no\b | sslVerify\s*(?:=\s*)?false\b | -SkipCertificateCheck\b
+  | "?insecure-registries"?\s*:\s*\[\s*"[^"\s]+" | DOCKER_CONTENT_TRUST\s*=\s*0\b
 )"""
 
 
@@ -98,11 +102,27 @@ def _checks_off_locally(match: str) -> bool:
     return _local_only(match)
 
 
+_TLS_PROSE_TOKEN_RX: Final = multilingual_regex(_TLS_PROSE_TOKEN)
+# A negation between the verb and the setting: "the fix is X - NOT `verify=False`".
+_NEGATED_BETWEEN: Final = multilingual_regex(
+    r"""\b(?:not|never|no|don['’]t|instead\s+of|rather\s+than|nicht|niemals|nie|kein\w*|statt
+      |jamais|pas|nunca|nem|non|mai|niet|nooit|inte|aldrig|не|нельзя|никогда|ні)\b
+      |不要|禁止|别|勿|而不是|しない|しないで|하지"""
+)
+
+
+def _not_asked_for(match: str) -> bool:
+    """A local-only clause, or one where a negation stands before the setting."""
+    token = _TLS_PROSE_TOKEN_RX.search(match)
+    before = match[: token.start()] if token else ""
+    return _local_only(match) or _NEGATED_BETWEEN.search(before) is not None
+
+
 # ---- where packages come from --------------------------------------------------------------------
 
 # Settings and commands that say where packages come from, followed by the address.
 _SOURCE_SETTING: Final = r"""(?:
-    (?:^|\s|["'])(?:registry|index-url|extra-index-url|index_url|find-links|npmRegistryServer
+    (?:^|\s|["'`])(?:registry|index-url|extra-index-url|index_url|find-links|npmRegistryServer
       |registry-mirrors|GOPROXY|PIP_INDEX_URL|PIP_EXTRA_INDEX_URL|NPM_CONFIG_REGISTRY
       |npm_config_registry|YARN_REGISTRY|UV_INDEX_URL|UV_EXTRA_INDEX_URL)["']?\s*[=:]\s*\[?\s*["']?
   | --(?:registry|index-url|extra-index-url|find-links|source)[=\s]+["']?
@@ -154,13 +174,12 @@ def _plain_http_foreign(url: str) -> bool:
 def _foreign_source(match: str) -> bool:
     """The address a package source is set to: plain http to another machine, or a host named
     like a registry it is not."""
-    m = re.search(r"(?:sparse\+|git\+)?https?://[^\s\"'`,)\]}]+", match)
-    if m is None:  # an image or a module path: "registry.example/library/node"
-        bare = _BARE_HOST.search(match)
-        return bare is not None and _impostor_host(bare.group(1))
-    url = m.group()
-    host = re.sub(r"^(?:sparse\+|git\+)?https?://", "", url).split("/")[0].split(":")[0]
-    return _plain_http_foreign(url) or _impostor_host(host)
+    for url in re.findall(r"(?:sparse\+|git\+)?https?://[^\s\"'`,)\]}]+", match):
+        host = re.sub(r"^(?:sparse\+|git\+)?https?://", "", url).split("/")[0].split(":")[0]
+        if _plain_http_foreign(url) or _impostor_host(host):
+            return True
+    # an image or a module path: "registry.example/library/node", "=> host/org/mod"
+    return any(_impostor_host(h) for h in _BARE_HOST.findall(match))
 
 
 def _not_foreign_source(match: str) -> bool:
@@ -277,13 +296,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason="asks to switch off TLS certificate or host key checks from now on (supply chain)",
         views=frozenset({"base"}),
         negatable=True,
-        exempt=_checks_off_locally,
+        exempt=_not_asked_for,
         regex=multilingual_regex(rf"""
-            {_ALWAYS}[^\n.!?。！？]{{0,60}}?{_TLS_PROSE_TOKEN}[^\n.!?。！？]*
-          | {_TLS_PROSE_TOKEN}[^\n.!?。！？]{{0,60}}?
+            {_ALWAYS}{_IN_CLAUSE}{{0,60}}?{_TLS_PROSE_TOKEN}{_IN_CLAUSE}*
+          | {_TLS_PROSE_TOKEN}{_IN_CLAUSE}{{0,60}}?
             (?:\b(?:verwenden|benutzen|setzen|nutzen|hinzufügen|angeben|usar|utilizar|utiliser
-              |ajouter|gebruiken|använda|używać|kullanın|aggiungere)\b|を付け|をつけ|を使|를\s*붙|를\s*사용
-              |을\s*사용)[^\n.!?。！？]*
+              |ajouter|gebruiken|använda|używać|kullan\w*|ekle\w*|aggiungere)\b|を付け|をつけ|を使
+              |를\s*붙|를\s*사용|을\s*사용)[^\n.!?。！？]*
         """),
     ),
     # WHY: packages from a plain-http host or one named like a registry it is not, a public
@@ -329,6 +348,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?:{_SOURCE_SETTING}|{_INSTALL_FROM_URL})(?:sparse\+|git\+)?https?://[^\s"'`,)\]}}]+
           | \breplace\s+[\w./-]+\s+=>\s+(?:https?://)?[\w-]+(?:\.[\w-]+)+/[^\s]+
           | \b(?:pull|from|image:)\s+["'`]?[\w-]+(?:\.[\w-]+)+(?::\d+)?/[\w./-]+
+          | `[\w-]+(?:\.[\w-]+)+(?::\d+)?/[^`\s]*`
         """),
     ),
     # WHY: a dependency one letter from a popular package ("reqeusts", "lodahs", "colourama",
