@@ -31,6 +31,8 @@ from typing import Final
 from kenning.safety.patterns import (
     commands,
     credentials,
+    flows,
+    guards,
     indirect,
     injection,
     intent,
@@ -40,6 +42,7 @@ from kenning.safety.patterns import (
     scripts,
     secrets,
     structure,
+    supply,
 )
 from kenning.safety.patterns.schema import (
     ALL,
@@ -108,6 +111,9 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *structure.PATTERNS,
     *indirect.PATTERNS,
     *commands.PATTERNS,
+    *flows.PATTERNS,
+    *supply.PATTERNS,
+    *guards.PATTERNS,
     *leaks.PATTERNS,
     *secrets.PATTERNS,
 )

@@ -19,7 +19,16 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from kenning.safety.patterns.payloads import _CRED_PATH, _HOME, _RC_FILE, _SECRET_NAME
+from kenning.safety.patterns.payloads import (
+    _CRED_PATH,
+    _HOME,
+    _NC_TARGET,
+    _RC_FILE,
+    _SECRET_NAME,
+    AUTH_USE,
+    AUTOSTART_PAYLOAD,
+    own_service,
+)
 from kenning.safety.patterns.schema import ALL, COMMAND, MEMORY, Pattern, ascii_regex, english_regex
 
 _SOURCE: Final = rf"""(?:
@@ -32,7 +41,8 @@ _SOURCE: Final = rf"""(?:
   | {_CRED_PATH} | /etc/shadow\b | \.ssh/\* | ~/\.ssh\b(?![/\w])
 )"""
 _SINK: Final = r"""(?:
-    \b(?:curl|wget|nc|ncat|netcat|socat|telnet|sftp|ftp|httpie|xh|aria2c|dig|nslookup)\b
+    # not "Bash(curl:*)" (a permission rule) nor "sftp:host:/path" (a URL)
+    \b(?:curl|wget|nc|ncat|netcat|socat|telnet|sftp|ftp|httpie|xh|aria2c|dig|nslookup)\b(?!:)
   | \bscp\b | \brsync\b[^\n]{0,200}?[\w.-]+@?[\w.-]+:[\w/~.-]* | \bhttps?[ \t]+(?:post|put|get)\b
   | \bInvoke-(?:WebRequest|RestMethod)\b | \b(?:iwr|irm)\b
   | \brequests\.(?:get|post|put|patch)\b | \burlopen\b | \burllib\.request\b | \bhttpx\.\w+\(
@@ -41,14 +51,15 @@ _SINK: Final = r"""(?:
   | \baxios(?:\.(?:get|post|put))?\s*\(
 )"""
 
-_NET_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9]{2,}")
+_SOURCE_RX: Final = ascii_regex(_SOURCE)
 
 
-def _own_service(line: str) -> bool:
-    """A secret variable sent to the service it is named after (CODECOV_TOKEN to codecov.io)."""
-    names = re.findall(r"\$\{?([A-Z][A-Z0-9]{2,})_[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)", line)
-    hosts = " ".join(re.findall(r"https?://([^/\s'\"]+)", line)).lower()
-    return bool(names) and bool(hosts) and all(n.lower() in hosts for n in names)
+def _sent_as_meant(line: str) -> bool:
+    """A secret sent to the service it is named after, or as the request's credential, and no
+    other secret on the line (the environment, a credentials file)."""
+    if own_service(line):
+        return True
+    return _SOURCE_RX.search(AUTH_USE.sub(" ", line)) is None
 
 
 _DESTROY_TARGET: Final = rf"""(?:/|/\*|{_HOME}/?\*?|~/\*|\$HOME/\*)"""
@@ -63,7 +74,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason="sends secrets or credentials files over the network (exfiltration)",
         views=COMMAND,
         negatable=True,
-        exempt=_own_service,
+        exempt=_sent_as_meant,
         regex=ascii_regex(rf"""
             ^(?=[^\n]*?{_SINK})[^\n]*?{_SOURCE}[^\n]*
           | ^(?=[^\n]*?{_SOURCE})[^\n]*?{_SINK}[^\n]*
@@ -105,6 +116,16 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             |z)?sh\b
           | \beval\s*\(\s*file_get_contents\s*\(\s*["']https?:
           | \bhttps?\b[^\n]{0,20}\.get\s*\(\s*["']https?://[^\n]{0,300}\beval\s*\(
+            # Windows programs that fetch and run a script or a binary by themselves: "mshta
+            # http://.../x.hta", "regsvr32 /s /n /u /i:http://.../x.sct scrobj.dll", "rundll32
+            # javascript:...", "certutil -urlcache -f http://... x.exe && start x.exe"
+          | \bmshta(?:\.exe)?\s+["']?(?:https?:|vbscript:|javascript:|\\\\)
+          | \bregsvr32(?:\.exe)?\b[^\n]{0,60}?/i:\s*["']?https?:
+          | \brundll32(?:\.exe)?\s+[^\n]{0,40}?(?:javascript:
+            |url\.dll\s*,\s*(?:OpenURL|FileProtocolHandler)|mshtml\s*,\s*RunHTMLApplication)
+          | \b(?:certutil(?:\.exe)?\s+(?:-\w+\s+){0,4}-urlcache|bitsadmin(?:\.exe)?\s+/transfer
+            |Start-BitsTransfer)\b[^\n]{0,300}?(?:&&|;|\|\|?)\s*(?:start|Start-Process|cmd\s+/c
+            |powershell|rundll32|regsvr32|\S+\.(?:exe|bat|cmd|ps1|vbs))\b
         """),
     ),
     # WHY: running what was just decoded hides the command from every reader.
@@ -137,15 +158,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         "(remote code execution)",
         views=COMMAND,
         negatable=True,
-        regex=ascii_regex(r"""
-            \bmkfifo\b[^\n]{0,200}?\b(?:nc|ncat|netcat)\b
-          | \b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-[ec]\s
-          | \bssh\b[^\n]{0,60}?\s-\w*R\s*\d{2,5}:(?:localhost|127\.0\.0\.1):\d{1,5}
-          | \bsocket\.socket\(\)[^\n]{0,200}?\.connect\(
-          | \buse\s+Socket\b[^\n]{0,300}?\bexec\s*\(
+        regex=ascii_regex(rf"""
+            \bmkfifo\b[^\n]{{0,200}}?\b(?:nc|ncat|netcat)\b(?={_NC_TARGET})
+          | \b(?:nc|ncat|netcat)\b(?={_NC_TARGET})[^\n]{{0,100}}?\s-[ec]\s
+          | \bssh\b[^\n]{{0,60}}?\s-\w*R\s*\d{{2,5}}:(?:localhost|127\.0\.0\.1):\d{{1,5}}
+          | \bsocket\.socket\(\)[^\n]{{0,200}}?\.connect\(
+          | \buse\s+Socket\b[^\n]{{0,300}}?\bexec\s*\(
           | \bNet\.Sockets\.TCPClient\s*\(
           | \bexec\s+\d+<>/dev/tcp/
-          | /dev/tcp/[\w.-]{1,253}/\d{1,5}
+          | /dev/tcp/[\w.-]{{1,253}}/\d{{1,5}}
         """),
     ),
     # WHY: sudoers, git hooks, PROMPT_COMMAND, the Windows Run key and scheduled tasks persist.
@@ -157,10 +178,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         views=COMMAND,
         negatable=True,
         regex=ascii_regex(r"""
-            \bNOPASSWD\b
+            # sudo without a password for every command ("NOPASSWD: /usr/bin/systemctl restart
+            # app", one command, is how a narrow rule is written)
+            \bNOPASSWD\s*:\s*ALL\b
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?/etc/sudoers
           | (?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*["']?\.git/hooks/
-          | \bcore\.hooksPath\b
+            # hooks taken from outside the repository ("git config core.hooksPath .githooks",
+            # the repository's own folder, passes)
+          | \bcore\.hooksPath\b(?:\s*=\s*|\s+)["']?(?:/|~|\$\{?HOME\b|%\w+%|[A-Za-z]:\\)
+          | \bgit\s+config\s+(?:--global|--system)\s+core\.hooksPath\b
             # a shell or interpreter made setuid: "chmod u+s /bin/bash" is a root shell kept
           | \bchmod\s+(?:-\w+\s+)*(?:[ugoa]*\+[rwx]*s[rwx]*|[2467][0-7]{3})\s+(?:\S*/)?
             (?:bash|sh|dash|zsh|python\d*(?:\.\d+)?|perl|find|vim?|env|busybox)\b
@@ -172,7 +198,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # a file put where launchd, systemd, XDG or init start it by themselves: "cp x.plist
             # ~/Library/LaunchAgents/", "tee /etc/systemd/system/x.service" (enabling a unit the
             # project ships, "systemctl --user enable myapp", is autostart_command's, not here)
-          | (?:\b(?:cp|mv|ln|install|rsync)\b[^\n|;&]{0,200}?\s
+          | (?:\b(?:cp|mv|ln|install\s+-|rsync)\b[^\n|;&]{0,200}?\s
               |(?:>>?|\btee\b(?:[ \t]+-\w+)*)[ \t]*)
             ["']?[^\s"']{0,80}?(?:Library/Launch(?:Agents|Daemons)\b|\.config/systemd/user\b
               |/etc/systemd/system\b|\.config/autostart\b|/etc/init\.d\b|/etc/rc\.local\b)
@@ -187,6 +213,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason="installs a service or scheduled task that starts automatically (persistence)",
         views=COMMAND,
         negatable=True,
+        gate=AUTOSTART_PAYLOAD,
         regex=ascii_regex(r"""
             \bschtasks(?:\.exe)?\s+/create\b | \bRegister-ScheduledTask\b
           | \blaunchctl\s+(?:load|bootstrap|submit)\b
@@ -233,15 +260,73 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             \brm\s+(?=(?:-{{1,2}}[\w-]{{1,30}}\s+){{0,6}}?(?:-[a-zA-Z]{{0,5}}[rR]|--recursive))
             (?:-{{1,2}}[\w-]{{1,30}}\s+){{1,6}}["']?{_DESTROY_TARGET}["']?(?=\s|$|[;&|)`])
           | \bfind\s+["']?(?:/|~/?|\$HOME/?)["']?\s[^\n]{{0,100}}?-delete\b
-          | \bdd\b[^\n]{{0,200}}?\bof=/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d
+          | \bdd\b[^\n]{{0,200}}?\bof=/dev/(?:sd(?!x\b)[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d
+            |mmcblk\d
             |disk\d)
           | \bmkfs(?:\.\w{{1,10}})?\b[^\n]{{0,40}}?/dev/
           | \bchmod\s+(?:-R\s+)?(?:0?777|a\+rwx)\s+/(?:\s|$)
-          | \bDROP\s+(?:DATABASE|SCHEMA)\b | \bTRUNCATE\s+TABLE\b
+            # a named database or table: not "DROP DATABASE ..." in a write-up, nor the test
+            # databases a test run throws away ("DROP DATABASE IF EXISTS app_test")
+          | \b(?:DROP\s+(?:DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\s+(?:IF\s+EXISTS\s+|(?!IF\s))
+            (?![`"\[]?\w*(?:test|tmp|temp|scratch|sandbox)\w*\b)[`"\[]?\w
           | \bgit\s+push\b[^\n]{{0,60}}?(?:\s:|--delete\s+)(?:main|master|release|production|prod)\b
           | :\(\)\s*\{{\s*:\s*\|\s*:\s*&\s*\}}\s*;\s*:
           | \bRemove-Item\b[^\n]{{0,100}}?-Recurse\b[^\n]{{0,100}}?\s["']?[A-Za-z]:\\?["']?(?=\s|$)
           | \b(?:rd|rmdir)\s+/s\s+(?:/q\s+)?[A-Za-z]:\\?(?=\s|$) | \bformat\s+[A-Za-z]:(?=\s|$)
+        """),
+    ),
+    # WHY: what a team cannot get back: a cloud bucket emptied, a database deleted without its
+    # final snapshot, every backup, volume or remote tag at once, the shared main branch
+    # rewritten. One named object (`aws s3 rm s3://b/tmp/x`, `git push origin --delete
+    # feature/x`, `git push --force-with-lease` on one's own branch) passes.
+    Pattern(
+        pattern_id="destroy_shared_data",
+        category="destructive",
+        scopes=MEMORY,
+        reason="deletes shared data that cannot be restored: a bucket, a database and its "
+        "backups, every volume or remote branch, or the history of main (destructive)",
+        views=COMMAND,
+        negatable=True,
+        regex=ascii_regex(r"""
+            # a whole bucket: "aws s3 rm s3://prod-backups --recursive", "aws s3 rb s3://b --force",
+            # "gsutil -m rm -r gs://b/**", "gcloud storage rm -r gs://b", "rclone purge r:b"
+            \baws\s+s3\s+rm\s+(?:--?[\w-]+\s+)*["']?s3://(?:[\w.-]+|\$\([^)\n]{1,200}\))/?["']?
+            (?=\s)(?=[^\n]{0,200}?--recursive)
+          | \baws\s+s3\s+rb\b[^\n]{0,200}?--force\b
+          | \b(?:gsutil(?:\s+-m)?|gcloud\s+storage)\s+rm\s+(?:-\w+\s+)*["']?gs://[\w.-]+/?(?:\*\*?)?["']?
+            (?=\s|$)
+          | \bgsutil\s+(?:-m\s+)?rb\b | \brclone\s+purge\b
+          | \baz\s+storage\s+(?:container\s+delete|blob\s+delete-batch)\b
+            # databases: deleted without a final snapshot, their snapshots or datasets in bulk
+          | \baws\s+rds\s+delete-db-(?:instance|cluster)\b[^\n]{0,300}?
+            --(?:skip-final-snapshot|delete-automated-backups)\b
+          | \baws\s+rds\s+delete-db-(?:cluster-)?snapshot\b[^\n]{0,200}?\$\(
+          | \bbq\s+rm\s+(?:-\w+\s+)*-r\b | \bdropdb\b[^\n]{0,80}?\bprod\w*
+            # everything at once: volumes, namespaces, cluster-wide objects, remote tags and
+            # branches ("docker volume rm $(docker volume ls -q)", "kubectl delete ns --all",
+            # "git tag -l | xargs -n1 git push --delete origin")
+          | \bdocker\s+volume\s+rm\s+(?:-f\s+)?\$\(\s*docker\s+volume\s+ls\b
+          | \bkubectl\s+delete\s+(?:ns|namespaces?|pv|pvc|persistentvolumes?|persistentvolumeclaims?
+            |crd|customresourcedefinitions?|secrets?|all|validatingwebhookconfigurations?
+            |mutatingwebhookconfigurations?)\b[^\n]{0,100}?--all\b
+          | \bgit\s+push\s+(?:\S+\s+)?(?:--delete|-d)\s+\$\(
+          | \bxargs\b[^\n|]{0,60}?\bgit\s+push\s+(?:\S+\s+)?(?:--delete|-d)\b
+          | \bxargs\b[^\n|]{0,60}?\bgh\s+release\s+delete\b | \bgh\s+repo\s+delete\b
+            # the shared branch rewritten: "git push --force origin main", "git push -f origin
+            # HEAD:main", "... $(git commit-tree ...):main"
+          | \bgit\s+push(?=[^\n;&|`]*?\s(?:--force(?![\w-])|-f\b))
+            (?=[^\n;&|`]*?(?:\s|:)(?:main|master|trunk|production|prod)(?=\s|$|[;&|`"']))
+            [^\n;&|`]{1,200}
+            # data folders of a database server and every user's home
+          | \brm\s+(?=(?:-{1,2}[\w-]{1,30}\s+){0,6}?(?:-[a-zA-Z]{0,5}[rR]|--recursive))
+            (?:-{1,2}[\w-]{1,30}\s+){1,6}(?:[^\s;&|]{1,200}\s+){0,4}?["']?
+            (?:/home/\*|/var/lib/(?:postgresql|pgsql|mysql|mongodb|redis|etcd|elasticsearch)
+              (?:/\*?)?(?=\s|$|[;&|)`"']))
+          | \brm\s[^\n;&|]{0,80}?--no-preserve-root\b
+            # Terraform told to destroy without its lock or in production
+          | \bterraform\s+destroy\b(?=[^\n]*-auto-approve)(?=[^\n]*(?:-lock=false|\bprod))
+          | \bterraform\s+workspace\s+select\s+prod\w*[ \t]*\n(?:[^\n]*\n){0,3}?[^\n]*
+            \bterraform\s+destroy\b
         """),
     ),
     # WHY: pushing the code to someone else's remote leaks it; `git push origin main` passes.

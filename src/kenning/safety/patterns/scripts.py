@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from kenning.safety.patterns.payloads import _CRED_PATH, _HOME, _RC_FILE
-from kenning.safety.patterns.schema import ALL, SCRIPT, Pattern, ascii_regex
+from kenning.safety.patterns.schema import ALL, MEMORY, SCRIPT, Pattern, ascii_regex
 
 # Files whose modification persists: startup files, authorized_keys, the system crontabs.
 _PERSISTENT: Final = (
@@ -91,6 +91,30 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
                           |os\.environ\.items\(\))
             # "fetch(url, {body: JSON.stringify(process.env)})"
           | \bfetch\s*\([^\n]{0,300}?JSON\.stringify\(\s*process\.env\s*\)
+        """),
+    ),
+    # WHY: exec, eval or a shell reached through a name looked up at run time hides what runs
+    # (memory too: an entry holding it asks for it); calling os.system or exec directly passes.
+    Pattern(
+        pattern_id="hidden_exec",
+        category="remote_code",
+        scopes=MEMORY,
+        reason="runs code through a name looked up at run time, which hides what runs "
+        "(remote code execution)",
+        regex=ascii_regex(r"""
+            # Python: "getattr(__import__('builtins'), 'exec')", "getattr(os, 'system')"
+            \bgetattr\s*\(\s*(?:__import__\s*\(\s*["'](?:builtins|os|subprocess|pty|posix)["']\s*\)
+              |__builtins__|builtins|os|subprocess)\s*,\s*
+            ["'](?:exec|eval|compile|system|popen|spawn\w*|Popen|run|call|check_output|exec[lv]\w*)["']
+            # "__builtins__.__dict__['exec']", "vars(__builtins__)['eval']"
+          | (?:\b__builtins__|\bvars\(\s*__builtins__\s*\))(?:\.__dict__)?\s*
+            \[\s*["'](?:exec|eval|compile)["']\s*\]
+            # "__import__('os').system(...)": the module imported by name to run a command
+          | \b__import__\s*\(\s*["'](?:os|subprocess|pty)["']\s*\)\s*\.\s*
+            (?:system|popen|spawn\w*|Popen|exec\w*|run|call|check_output)\s*\(
+            # JavaScript: "require('child_process')['execSync'](...)", "globalThis['eval'](...)"
+          | \[\s*["'](?:exec|execSync|execFile|execFileSync|spawn|spawnSync|eval)["']\s*\]\s*\(
+          | \b(?:globalThis|window|global|self)\s*\[\s*["'](?:eval|Function)["']\s*\]
         """),
     ),
     # WHY: packing ~/.ssh or ~/.aws and piping it out is exfiltration in any text.

@@ -19,9 +19,9 @@ REASON: Final = "looks like a secret; memory is stored in plain text and enters 
 # A value that looks like a password: no placeholder, a letter and a digit or symbol.
 _VALUE: Final = r"""
     (?<![^\s`'"“「:：=])[`'"“「]?
-    (?!https?:|[^\s]*://)
+    (?!https?:|[^\s]*://|[~.]{0,2}/)  # not a URL nor a path
     (?!(?:\$|\{\{|<|\*{3}|x{4}|\.{3}|changeme\b|your[_\s-]|example|placeholder|redacted|password\b
-       |PASSWORD\b|none\b|null\b|TBD\b|secret\b))
+       |PASSWORD\b|none\b|null\b|TBD\b|secret\b|1Password\b))
     (?=[^\s`'",;。，、”」]{0,63}[A-Za-z])(?=[^\s`'",;。，、”」]{0,63}[0-9!@#$%^&*+=~?])
     [^\s`'",;。，、”」]{6,64}
 """
@@ -73,12 +73,16 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         views=BASE,
         regex=re.compile(
             rf"""
-            (?:\b(?:password|passwd|passphrase|pwd|passcode)\b(?!@)[^\n:=.]{{0,40}}?(?:\bis\b|[:=]|：|\blautet\b)
+            # the word, not a placeholder in a template ("user:<password>@host")
+            (?<![<{{])
+            (?:\b(?:password|passwd|passphrase|pwd|passcode)\b(?![>}}@])[^\n:=.]{{0,40}}?(?:\bis\b|[:=]|：|\blautet\b)
               |\blogin\s+is\s+\S{{1,40}}\s*/
               |密码|密碼|口令|パスワード|비밀번호|암호|пароль|contraseña|\bPasswort\b|mot\s+de\s+passe
-              |\bsenha\b|كلمة\s+المرور|şifre)
-            (?!@)  # "user:CONTRASEÑA@host": the word is the URL's placeholder
-            [^\n]{{0,30}}?
+              |\bsenha\b|كلمة\s+المرور|şifre|\bparola\b|\bhasło\b|\bheslo\b|\bwachtwoord\b
+              |lösenord|\bpassord\b|adgangskode|salasana|jelszó|κωδικός|סיסמ[הת]|पासवर्ड|পাসওয়ার্ড
+              |รหัสผ่าน|mật\s+khẩu|kata\s+sandi|رمز\s+عبور|گذرواژه)
+            (?![@>}}])  # "user:CONTRASEÑA@host", "<senha>": the word is a placeholder
+            [^\n。！？!?]{{0,30}}?  # within the sentence
             (?:是|为|為|：|:|は|는|은|\blautet\b|\bes\b|\best\b|\bé\b|\bist\b|هي|—|-)?[ \t]*
             (?P<value>{_VALUE})
             """,
