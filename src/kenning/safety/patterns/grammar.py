@@ -1,0 +1,81 @@
+"""Pieces the clause rules in many languages share: where an instruction stands in its clause,
+and the negations that turn it into a rule against the thing.
+
+The screen skips a match of a negatable rule when "never", "nicht", "不要" ... stands before it
+(see :mod:`kenning.safety.screen`), but it knows the negations of a dozen languages only; the
+security policies people write in Hindi, Thai or Swahili say "never ask for the OTP" just as
+often. :func:`unnegated` builds the first part of a clause alternative that carries its own
+negations: the word it looks for must not follow one of them in the same clause. Negations
+that come after the verb, as in Japanese, Korean, Turkish or Bengali, are the verb's own forms
+and are excluded by the word lists themselves (a lookahead after the verb).
+
+:func:`instruction` is stricter: the verb must start its clause (or follow a comma, a colon or a
+word such as "then"), where an order stands; "if someone asks for your OTP, it is fraud" has
+"asks" inside a condition, not as an order.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Where the screen's clauses start, and the danda (U+0964) of Hindi and Bengali, which ends a
+# sentence there but not a clause for the screen: a clause may hold several of its sentences.
+# (Written as escapes: a rule's script is read from the characters of its source.)
+_STARTS: Final = r"(?:^|(?<=[.!?。！？;；:：\u0964\n]))"
+# One character of the clause: anything but a clause end, or a dot inside a name ("README.md").
+_CHAR: Final = r"(?:[^.!?。！？;；\u0964\n]|[.!?](?=\S))"
+
+# Negations before the verb, per language (those after it are in the word lists).
+NEGATIONS: Final[dict[str, str]] = {
+    "en": r"\b(?:never|not|no|don['’]?t|doesn['’]?t|won['’]?t|mustn['’]?t|shouldn['’]?t|can['’]?t"
+    r"|cannot|avoid|nobody|no\s+one)\b",
+    "zh": r"不|别|別|勿|禁止|切勿|绝不|絕不|从未|從未|没有|沒有|无需|無需",
+    "ja": r"決して|禁止",  # mostly after the verb: "確認しないで", in the word lists
+    "ko": r"절대로?\s*(?=\S*\s*(?:하지|않|말))",  # "절대 ... 하지 마": the verb's own form follows
+    "ru": r"\b(?:не|ни|никогда|нельзя|никому|запрещено)\b",
+    "uk": r"\b(?:не|ні|ніколи|не\s+можна|нікому|заборонено)\b",
+    "es": r"\b(?:no|nunca|jamás|ni|nadie)\b",
+    "pt": r"\b(?:não|nao|nunca|jamais|nem|ninguém)\b",
+    "de": r"\b(?:nicht|nie|niemals|kein\w*|niemand)\b",
+    "fr": r"\b(?:ne|n['’]|jamais|aucun\w*|personne|pas)\b",
+    "it": r"\b(?:non|mai|nessun\w*)\b",
+    "nl": r"\b(?:niet|nooit|geen|niemand)\b",
+    "pl": r"\b(?:nie|nigdy|nikt|nikomu)\b",
+    "cs": r"\b(?:ne|nikdy|nikdo|nikomu)\b",
+    "sv": r"\b(?:inte|aldrig|ej|ingen|inga)\b",
+    "tr": r"\b(?:asla|hiçbir|hiç|yasak)\b",
+    "ar": r"(?:^|\s)(?:[وف]?(?:لا|لن|لم|ليس)|أبدا|أبداً|ممنوع|يمنع)(?=\s)",
+    "fa": r"(?:^|\s)(?:هرگز|هیچ|نباید|ممنوع)(?=\s)",
+    "he": r"(?:^|\s)(?:אל|לא|אסור|לעולם|אין)(?=\s)",
+    "hi": r"मत|नहीं|कभी|न\s",
+    "bn": r"কখনো|কখনও|না\s|নয়",
+    "th": r"ห้าม|อย่า|ไม่",
+    "vi": r"\b(?:đừng|không|chớ|cấm|chẳng)\b",
+    "id": r"\b(?:jangan|tidak|tak|bukan|dilarang)\b",
+    "el": r"(?:^|\s)(?:μη|μην|ποτέ|δεν|κανείς)(?=\s)",
+    "ro": r"\b(?:nu|niciodată|nimeni|nimănui)\b",
+    "hu": r"\b(?:ne|nem|soha|senki|senkinek|tilos)\b",
+    "sw": r"\b(?:usi\w*|kamwe|si|hapana|haipaswi)\b",
+    "tl": r"\b(?:huwag|hindi|bawal)\b",
+}
+
+
+# Languages whose negation follows the verb of an order: "Frag niemals nach der PIN", "Vraag
+# nooit om de pincode", "Be aldrig om lösenordet".
+_AFTER: Final = frozenset({"de", "nl", "sv"})
+
+
+def unnegated(words: str, language: str) -> str:
+    """``words`` where no negation of ``language`` precedes them in their clause (or, in German,
+    Dutch and Swedish, follows them within three words)."""
+    negation = NEGATIONS[language]
+    after = rf"(?!(?:\s+[\w'’-]+){{0,3}}?\s+{negation})" if language in _AFTER else ""
+    return rf"{_STARTS}(?:(?!{negation}){_CHAR})*?(?:{words}){after}"
+
+
+def instruction(words: str, after: str = "") -> str:
+    """``words`` as an order: first in their clause or after a comma, a colon or a dash, maybe
+    behind one of ``after`` ("then", "please", "first" ...). A negation there is none of these,
+    so "never ask ..." is not an order to ask."""
+    lead = rf"(?:(?:{after})\s+){{0,2}}" if after else ""
+    return rf"(?:{_STARTS}|(?<=[,，、:：—–-]))\s*{lead}(?:{words})"
