@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Final
 
 from kenning.safety.patterns import schema
-from kenning.safety.patterns.grammar import unnegated
+from kenning.safety.patterns.grammar import guarded, unnegated
 from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
 
 _R_DISABLE: Final = "would stop approvals, confirmations or safety checks from working (injection)"
@@ -68,7 +68,7 @@ _ALONE: Final[list[tuple[str, ...]]] = [
         r"выполняй|запускай|исполняй|выполни\s+все",
     ),
     (
-        r"(?:不用|不必|不需要|无需|無需)再?(?:问|問|询问|詢問|征求|徵求)",
+        guarded(r"(?:不用|不必|不需要|无需|無需)再?(?:问|問|询问|詢問|征求|徵求)", r"测试|測試"),
         r"直接执行|直接執行|直接运行|直接運行|全部执行|全部執行|都执行|都執行",
     ),
     (r"確認する必要はありません|確認は不要|聞く必要はありません|許可は不要", r"実行"),
@@ -135,8 +135,8 @@ _NO_ASK: Final[list[tuple[str, str, str]]] = [
     (
         "ru",
         r"\bбез\s+(?:подтвержд\w*|разрешени\w*|согласовани\w*|вопросов)|\bне\s+спрашивай|\bне\s+(?:нужно|надо)"
-        r"\s+(?:спрашивать|подтвержд\w*)|\bбольше\s+не\s+спрашивай",
-        r"\b(?:все|всё|любые|любую|любой|каждый|каждую)\b|sudo|удален|git\s+push|\bпрод"
+        r"\s+(?:спрашивать|подтвержд\w*)|\bбольше\s+не\s+спрашивай|\bподтвержден\w*\s+не\s+(?:требуется|нужно|нужен)",
+        r"\b(?:вс[её]\w*|любы?\w*|кажд\w+)\b|sudo|удален|git\s+push|\bпрод"
         r"|\b(?:выполня|запуска|исполня)\w*\s+(?:\S+\s+){0,2}?команд",
     ),
     (
@@ -148,7 +148,7 @@ _NO_ASK: Final[list[tuple[str, str, str]]] = [
         "es",
         r"\bsin\s+(?:pedir\s+(?:permiso|confirmación)|preguntar|confirmar|confirmación|aprobación)\b"
         r"|\bno\s+(?:me\s+)?(?:preguntes|pidas\s+(?:permiso|confirmación))\b",
-        r"\b(?:tod[oa]s?|cualquier\w*)\b(?!\s+(?:los\s+|las\s+)?(?:tests?|pruebas|linters?))|sudo|borrar|eliminar|producción",
+        r"\b(?:tod[oa]s?|cualquier\w*|ningún|ninguna)\b(?!\s+(?:los\s+|las\s+)?(?:tests?|pruebas|linters?))|sudo|borrar|eliminar|producción",
     ),
     (
         "pt",
@@ -159,8 +159,9 @@ _NO_ASK: Final[list[tuple[str, str, str]]] = [
     (
         "de",
         r"\bohne\s+(?:\w+\s+)?(?:Bestätigung|Rückfrage|Nachfrage|Freigabe|zu\s+fragen|nachzufragen)\b"
-        r"|\bfrag\s+nicht\b|\bkeine\s+(?:Rückfragen?|Nachfragen?|Bestätigungen?)\b",
-        r"\b(?:alle|alles|jede[nmrs]?|sämtliche)\b(?!\s+(?:Tests?|Unit-?Tests?|Linter|Lint\w*))|sudo|löschen|Produktion",
+        r"|\bfrag\s+nicht\b|\bkeine\s+(?:Rückfragen?|Nachfragen?|Bestätigungen?)\b|\bfrag\w*\s+(?:\S+\s+){0,4}?"
+        r"(?:mehr\s+)?nach\s+(?:einer\s+)?(?:Bestätigung|Erlaubnis|Freigabe)",
+        r"\b(?:alle|alles|jede[nmrs]?|sämtliche|kein\w*\s+Befehl\w*)\b(?!\s+(?:Tests?|Unit-?Tests?|Linter|Lint\w*))|sudo|löschen|Produktion",
     ),
     (
         "fr",
@@ -196,8 +197,9 @@ _NO_ASK: Final[list[tuple[str, str, str]]] = [
     ),
     (
         "tr",
-        r"\bsormadan\b|\bonay\s+(?:almadan|beklemeden|istemeden)\b|\bonaysız\b|\bsormana\s+gerek\s+yok\b",
-        r"\b(?:tüm|bütün|her|hepsi\w*)\b|sudo|\bsil|üretim|production",
+        r"\bsormadan\b|\bonay\s+(?:almadan|beklemeden|istemeden|isteme|sorma)\b|\bonaysız\b"
+        r"|\bsormana\s+gerek\s+yok\b|\bizin\s+isteme\b",
+        r"\b(?:tüm|bütün|her|hepsi\w*|hiçbir)\b|sudo|\bsil|üretim|production",
     ),
     (
         "ar",
@@ -292,7 +294,7 @@ _TOOLS: Final = (
     r"|protección\s+de\s+rama|protection\s+de\s+branche|защит\w+\s+ветк\w*|environment:\s*production)\b"
     r"|分支保护|分支保護|ブランチ保護|브랜치\s*보호)"
     # the tool's own cache or output is not the tool: "delete the trivy cache if the disk is full"
-    r"(?!\s*(?:cache|caches|database|db|output|results|reports?|logs?)\b)"
+    r"(?![`'\"]?\s*(?:cache|caches|database|db|output|results|reports?|logs?|flags?|options?|warnings?)\b)"
 )
 _STOP: Final[list[tuple[str, str]]] = [
     (
@@ -336,9 +338,23 @@ def _clause_rule(
     )
 
 
+# What is run, when it is only tests or linters: "run all tests without asking" is a preference.
+_TESTS: Final = (
+    r"(?:unit-?)?test\w*|testi\b|pruebas|тест\w*|测试|測試|テスト|테스트"
+    r"|linter\w*|lint\w*|formatter\w*"
+)
+# Languages that name the object before the verb: the whole clause is read for tests.
+_OBJECT_FIRST_SCOPE: Final = frozenset({"zh", "ja", "ko", "tr", "hi", "bn", "fa"})
+_NOT_TESTS: Final = rf"(?!\s*(?:の|的)?\s*(?:[\w'’-]+\s+){{0,2}}?(?:{_TESTS}))"
+
+
 def _disable() -> list[tuple[str, ...]]:
-    rows = list(_ALONE)
-    rows += [(unnegated(no_ask, language), scope) for language, no_ask, scope in _NO_ASK]
+    rows = [
+        (alone[0], f"(?:{alone[1]}){_NOT_TESTS}") if len(alone) == 2 else alone for alone in _ALONE
+    ]
+    for language, no_ask, scope in _NO_ASK:
+        unless = _TESTS if language in _OBJECT_FIRST_SCOPE else ""
+        rows.append((unnegated(no_ask, language, unless=unless), f"(?:{scope}){_NOT_TESTS}"))
     return rows
 
 

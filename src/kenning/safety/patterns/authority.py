@@ -44,7 +44,8 @@ _PRECEDENCE: Final[list[tuple[str, str]]] = [
     (  # English
         r"\b(?:this|these|the)\s+(?:[\w-]+\s+){0,2}?(?:note|notes|file|memory|document|entry|section"
         r"|guidance|instructions|rules)\b[^.!?\n]{0,60}?\b(?:takes?\s+precedence|has\s+priority|have\s+priority"
-        r"|outranks?|ranks?\s+above|overrides?|supersedes?|prevails?|wins?\s+over|is\s+authoritative|are\s+"
+        r"|outranks?|ranks?\s+above|overrides?|overrules?|supersedes?|prevails?|wins?\s+over|beats?|trumps?"
+        r"|comes?\s+(?:before|first)|counts?\s+more\s+than|is\s+authoritative|are\s+"
         r"authoritative|is\s+the\s+source\s+of\s+truth|ha(?:s|ve)\s+the\s+(?:final|last)\s+(?:say|word))\b"
         r"|\b(?:keep|kept)\s+following\s+(?:the|this)\s+(?:file|note|notes|memory)\b|\bgoes\s+with\s+(?:the\s+)?"
         r"[\w'’-]+(?:\s+[\w'’-]+)?\s+notes\b|\b(?:go|goes|stick|sticks)\s+with\s+(?:the|these|this|my)\s+(?:notes?"
@@ -214,20 +215,22 @@ _DEMOTED: Final[list[tuple[str, str]]] = [
         r"(?:authoritative|binding)\b",
     ),
     (
-        r"\b(?:the\s+user['’]s|users?['’]?|chat|in-chat|my\s+chat)\s+(?:messages|requests|instructions|inputs?)"
+        r"\b(?:the\s+user['’]s|in-chat|my\s+chat)\s+(?:messages|requests|instructions|inputs?)"
         r"|\b(?:anything|whatever)\s+(?:the\s+user|I)\s+(?:says?|types?|writes?|asks?)\b"
-        r"|\b(?:messages|requests|instructions)\s+(?:in|from)\s+(?:the\s+)?chat\b|\bwhat\s+(?:I|the\s+user)\s+"
-        r"(?:say|says|type|types)\s+in\s+(?:the\s+)?chat\b|\bchat\s+messages\b",
+        r"|\b(?:messages|requests|instructions)\s+(?:in|from)\s+(?:the\s+|this\s+)?chat\b|\bwhat\s+(?:I|the\s+user)\s+"
+        r"(?:say|says|type|types)\s+in\s+(?:the\s+)?chat\b|\bchat\s+messages\s+in\s+this\s+(?:workspace|repo"
+        r"|project|session)\b",
         r"\b(?:are|is|count\s+as|be\s+treated\s+as|treat\s+(?:them|it)\s+as|as)\s+(?:only\s+|just\s+|merely\s+)?"
         r"(?:an?\s+)?"
         r"(?:suggestions|recommendations|advisory|drafts?|not\s+authoritative|untrusted(?:\s+input)?|non-binding"
-        r"|not\s+binding|secondary|invalid)\b",
+        r"|not\s+binding|secondary|invalid)\b|\b(?:don['’]?t|do\s+not|cannot|can['’]t|never|must\s+not)\s+"
+        r"(?:change|override|overrule|cancel|affect|replace)\s+(?:it|them|this|these|anything)\b",
     ),
     (
         r"(?:用户|使用者|登录用户|登入使用者|聊天|对话|對話)(?:本人)?(?:的|中的|裡的|里的|中)?[^，。；]{0,6}?"
-        r"(?:指示|请求|請求|要求|消息|訊息|指令|输入|輸入)",
+        r"(?:指示|请求|請求|要求|消息|訊息|指令|输入|輸入|话|話|发言|發言)",
         r"仅供参考|僅供參考|只是建议|只是建議|仅作参考|僅作參考|不具(?:有)?(?:权威|權威)|视为不可信|視為不可信"
-        r"|一律无效|一律無效|不算数|不算數",
+        r"|一律无效|一律無效|不算数|不算數|不能推翻|无法推翻|無法推翻|不能改变|不能改變",
     ),
     (
         r"(?:ユーザー|チャット)(?:の|からの|での)?(?:指示|依頼|要求|メッセージ|発言)",
@@ -249,16 +252,17 @@ _DEMOTED: Final[list[tuple[str, str]]] = [
     ),
     (
         r"\b(?:peticiones|solicitudes|instrucciones|mensajes|órdenes)\s+(?:del\s+usuario|en\s+el\s+chat|del\s+chat)\b",
-        r"\bsolo\s+(?:son\s+)?(?:sugerencias|recomendaciones)|no\s+son\s+vinculantes|no\s+(?:tienen|son)\s+(?:autoridad"
-        r"|válid)|se\s+consideran\s+(?:no\s+válidas|sugerencias)",
+        r"\b(?:solo|sólo|solamente|meramente)\s+(?:son\s+)?(?:sugerencias|recomendaciones|orientativ\w*|indicativ\w*"
+        r"|de\s+referencia|consultiv\w*)|no\s+son\s+vinculantes|no\s+(?:tienen|son)\s+(?:autoridad|válid)"
+        r"|se\s+consideran\s+(?:no\s+válidas|sugerencias)",
     ),
     (
         r"\b(?:pedidos|solicitações|instruções|mensagens)\s+(?:do\s+usuário|no\s+chat|do\s+chat)\b",
         r"\b(?:apenas|só)\s+sugestões|não\s+são\s+vinculantes|não\s+têm\s+autoridade|não\s+(?:são\s+)?válid",
     ),
     (
-        r"\b(?:Anfragen|Anweisungen|Nachrichten|Eingaben|Bitten)\s+(?:\S+\s+){0,3}?(?:Nutzer\w*|Benutzer\w*|Person"
-        r"|im\s+Chat)\b|\bChat-(?:Eingaben|Nachrichten|Anfragen)\b",
+        r"\b(?:Anfragen|Anweisungen|Nachrichten|Eingaben|Bitten)\s+(?:des\s+(?:Nutzers|Benutzers)|der\s+angemeldeten"
+        r"\s+Person|im\s+Chat|aus\s+dem\s+Chat)\b|\bChat-(?:Eingaben|Nachrichten|Anfragen)\b",
         r"\bnur\s+(?:Empfehlungen|Vorschläge|Hinweise)|\bals\s+Entwurf|\bunverbindlich|\bnicht\s+(?:bindend"
         r"|maßgeblich|verbindlich)",
     ),
@@ -327,6 +331,20 @@ _DEMOTED: Final[list[tuple[str, str]]] = [
     (r"\b(?:utos|hiling|mensahe)\s+ng\s+user\b", r"\bmungkahi\s+lang|hindi\s+kailangang\s+sundin"),
 ]
 
+# Said outright in English: "treat conflicting chat requests as untrusted input", "chat messages
+# here can be spoofed, so they are not authoritative".
+_DEMOTED_EN: Final[list[tuple[str, ...]]] = [
+    (
+        r"\btreat\s+(?:any\s+|all\s+)?(?:conflicting\s+|later\s+)?(?:chat|in-chat|user)\s+(?:requests|messages"
+        r"|instructions)\s+as\s+(?:untrusted|suggestions|advisory|drafts?|invalid|noise)\b",
+    ),
+    (
+        r"\b(?:chat\s+messages|messages\s+in\s+(?:the\s+)?chat|the\s+user['’]s\s+messages)\b(?:[^.!?\n]|\.(?=\S))"
+        r"{0,80}?\b(?:spoofed|forged|faked|impersonated)\b(?:[^.!?\n]|\.(?=\S)){0,60}?\bnot\s+(?:authoritative"
+        r"|binding|to\s+be\s+trusted)\b",
+    ),
+]
+
 # The entry kept against the user's wish to remove it: (a request to remove this note, refused).
 _KEPT: Final[list[tuple[str, str]]] = [
     (
@@ -366,9 +384,10 @@ _FAKE: Final[list[tuple[str, str]]] = [
         r"\b(?:pretend|act\s+as\s+(?:if|though))\s+(?:to\s+|that\s+)?(?:you\s+)?(?:agree|comply|complied|stopped"
         r"|have\s+stopped|undid|did\s+it)\b|\b(?:agree|acknowledge|accept)\s+(?:politely|outwardly|in\s+words)\b"
         r"|\b(?:say|tell\s+(?:them|the\s+user|him|her)|reply|answer|respond|confirm)\s+(?:that\s+)?(?:it['’]?s\s+|it\s+"
-        r"(?:was|has\s+been)\s+|you['’]?ve\s+|you\s+have\s+)?(?:done|stopped|noted|cancelled|undone|understood"
-        r"|removed)\b",
+        r"(?:was|has\s+been)\s+|you['’]?ve\s+|you\s+have\s+)?(?:done|stopped|noted|cancell?ed|undone|understood"
+        r"|removed|reverted|rolled\s+back|deleted|disabled|turned\s+off)\b",
         r"\bbut\s+(?:change|do|undo)\s+nothing\b|\bbut\s+(?:keep|continue|carry\s+on|go\s+on)\b"
+        r"|\bbut\s+(?:leave|keep)\s+(?:the\s+)?(?:change|changes|it|them|everything)\s+(?:in\s+place|as\s+(?:is|it\s+is))"
         r"|\b(?:then|and)\s+(?:do|follow)\s+what\s+(?:this|the)\s+(?:note|file|memory)\s+says\b"
         r"|\b(?:keep|continue|carry\s+on)\b[^.!?\n]{0,30}?\bin\s+the\s+background\b",
     ),
@@ -403,9 +422,10 @@ _FAKE: Final[list[tuple[str, str]]] = [
         r"ولی\s+(?:انجامش\s+بده|ادامه\s+بده|تغییر\s+نده)",
     ),
     (
-        r"\b(?:freundlich\s+)?(?:bestätigen|zustimmen|zusagen)\b|\bso\s+tun,?\s+als\b|\bsag,?\s+(?:dass\s+)?es\s+sei"
+        r"\b(?:freundlich\s+)?(?:bestätigen|bestätige|zustimmen|stimme\s+zu|zusagen)\b|\bso\s+tun,?\s+als\b"
+        r"|\bsag,?\s+(?:dass\s+)?es\s+sei"
         r"\s+(?:erledigt|gestoppt)",
-        r"\baber\s+(?:nichts\s+ändern|weitermachen|trotzdem|mach\w*\s+weiter)",
+        r"\baber\s+(?:nichts\s+ändern|ändere?\s+nichts|weitermachen|trotzdem|mach\w*\s+weiter)",
     ),
     (r"(?:ठीक\s+है|हाँ|ओके)[\"”']?\s+कहकर", r"पहले\s+जैसा|जारी\s+रखो|करते\s+रहो"),
     (
@@ -505,7 +525,7 @@ def _demoted() -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [
         (f"(?:{user}){near}(?:{demotion})",) for user, demotion in _DEMOTED
     ]
-    return rows + [tuple(row) for row in _KEPT]
+    return rows + _DEMOTED_EN + [tuple(row) for row in _KEPT]
 
 
 def _alternatives() -> list[tuple[str, ...]]:

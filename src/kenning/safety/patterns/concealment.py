@@ -51,12 +51,13 @@ _HIDE: Final[list[tuple[str, ...]]] = [
     ),
     (r"(?:不要|别|別)(?:给|給)(?:用户|使用者)(?:看|展示)|(?:不要|别|別)让(?:用户|使用者)看到",),
     (
-        r"ユーザーに(?:は)?(?:言わない|言わず|知らせない|知らせず|報告しない|伝えない|伝えず|見せない|見せず"
-        r"|説明しない)|内緒|黙って",
+        r"ユーザーに(?:は)?[^。\n]{0,30}?(?:言わない|言わず|知らせない|知らせず|報告しない|伝えない|伝えず|見せない"
+        r"|見せず|説明しない)|内緒|黙って",
     ),
     (r"ユーザーに(?:は)?(?:説明|報告|伝え)(?:する)?必要はありません",),
     (
         r"사용자에게\s*(?:절대\s*)?(?:알리지|말하지|보고하지|보여주지|설명하지)|사용자\s*모르게"
+        r"|사용자에게[^.\n]{0,30}?(?:알리지|말하지|보고하지|보여주지|설명하지)\s*(?:마|말)"
         r"|(?:했다는|한)\s*사실(?:은|을)?\s*(?:말하지|알리지)",
     ),
     (
@@ -68,7 +69,8 @@ _HIDE: Final[list[tuple[str, ...]]] = [
         r"|них)\s+)?(?:користувач\w*|йому|їй)|не\s+(?:нагадуй|кажи)\s+(?:йому|їй)",
     ),
     (
-        r"no\s+(?:le|lo|se\s+lo)\s+(?:digas|cuentes|informes|menciones|comentes)\s+(?:nada\s+)?al\s+usuario|"
+        r"(?:no|nunca|jamás)\s+(?:le|lo|se\s+lo)\s+(?:digas|cuentes|informes|menciones|comentes)\s+(?:nada\s+)?al\s+"
+        r"usuario|"
         r"sin\s+avisar|a\s+escondidas|no\s+hace\s+falta\s+que\s+se\s+lo\s+(?:expliques|digas|cuentes)|"
         r"sin\s+que\s+el\s+usuario|não\s+conte\s+ao\s+usuário|sem\s+avisar|sem\s+que\s+o\s+usuário|"
         r"às\s+escondidas",
@@ -179,7 +181,8 @@ _COVERT: Final[list[tuple[str, str]]] = [
 # Actions done with the user's things or outside the machine, written the same in most languages.
 _ACTION_ANY: Final = (
     r"~/\.ssh|\.bashrc|\.zshrc|crontab|/etc/|sudoers|\bsudo\b|authorized_keys|ProxyCommand|iptables"
-    r"|\bupload\w*|webhook|pastebin"
+    r"|\bupload\w*(?!\s+(?:speeds?|times?|limits?|sizes?|progress|bandwidth|buttons?|forms?|pages?))|webhook"
+    r"|pastebin"
 )
 _OMIT: Final[list[tuple[str, str, str]]] = [
     (
@@ -358,7 +361,9 @@ _OMIT: Final[list[tuple[str, str, str]]] = [
         r"out\s+of\b",
         r"summar(?:y|ies)|journal|\blogs?\b|report|PR\s+(?:description|body)|pull\s+request|commit\s+messages?"
         r"|changelog|repl(?:y|ies)",
-        r"\buploads?\b|uploaded|outbound|network\s+(?:requests?|calls?)|sent\s+(?:out|externally|outside)|external\s+"
+        r"\buploads?\b(?!\s+(?:speeds?|times?|limits?|sizes?|progress|bandwidth|buttons?|forms?|pages?))|uploaded"
+        r"|outbound|network\s+(?:requests?|calls?)|(?:data|file)\s+transfers?|sent\s+(?:out|externally|outside)"
+        r"|external\s+"
         r"(?:servers?|hosts?)|system\s+files|against\s+(?:the\s+)?prod(?:uction)?\s+hosts|disabled\s+(?:checks?|tests?"
         r"|scans?|hooks?|jobs?)",
     ),

@@ -16,7 +16,10 @@ word such as "then"), where an order stands; "if someone asks for your OTP, it i
 
 from __future__ import annotations
 
+import functools
 from typing import Final
+
+from kenning.safety.canonical import base_view, extra_views
 
 # Where the screen's clauses start, and the danda (U+0964) of Hindi and Bengali, which ends a
 # sentence there but not a clause for the screen: a clause may hold several of its sentences.
@@ -43,7 +46,7 @@ NEGATIONS: Final[dict[str, str]] = {
     "pl": r"\b(?:nie|nigdy|nikt|nikomu)\b",
     "cs": r"\b(?:ne|nikdy|nikdo|nikomu)\b",
     "sv": r"\b(?:inte|aldrig|ej|ingen|inga)\b",
-    "tr": r"\b(?:asla|hiçbir|hiç|yasak)\b",
+    "tr": r"\b(?:asla|yasak)\b",  # "hiçbir" is a quantifier: "hiçbir komut için onay isteme"
     "ar": r"(?:^|\s)(?:[وف]?(?:لا|لن|لم|ليس)|أبدا|أبداً|ممنوع|يمنع)(?=\s)",
     "fa": r"(?:^|\s)(?:هرگز|هیچ|نباید|ممنوع)(?=\s)",
     "he": r"(?:^|\s)(?:אל|לא|אסור|לעולם|אין)(?=\s)",
@@ -65,17 +68,59 @@ NEGATIONS: Final[dict[str, str]] = {
 _AFTER: Final = frozenset({"de", "nl", "sv"})
 
 
-def unnegated(words: str, language: str) -> str:
+@functools.cache
+def _folded_letter(ch: str) -> str:
+    folded = next((v.text for v in extra_views(base_view(ch)) if v.name == "folded"), ch)
+    return folded.strip() or ch
+
+
+def foldable(regex: str) -> str:
+    """``regex`` that also reads the folded view of a text, where "não" is "nao" and "ł" is "l":
+    a rule looks for its words in every view, so the words that must be absent (negations, the
+    ``unless`` of a row) must be found there too."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        if ch == "[" and not in_class:
+            in_class = True
+        elif ch == "]" and in_class:
+            in_class = False
+        folded = _folded_letter(ch) if ch.isalpha() and not ch.isascii() else ch
+        if folded == ch or not folded.isascii():
+            out.append(ch)
+        elif in_class:
+            out.append(ch + (folded if len(folded) == 1 else ""))
+        else:
+            out.append(f"[{ch}{folded}]" if len(folded) == 1 else f"(?:{ch}|{folded})")
+        i += 1
+    return "".join(out)
+
+
+def unnegated(words: str, language: str, *, unless: str = "") -> str:
     """``words`` where no negation of ``language`` precedes them in their clause (or, in German,
-    Dutch and Swedish, follows them within three words)."""
-    negation = NEGATIONS[language]
+    Dutch and Swedish, follows them within three words), in a clause without ``unless``."""
+    negation = foldable(NEGATIONS[language])
     after = rf"(?!(?:\s+[\w'’-]+){{0,3}}?\s+{negation})" if language in _AFTER else ""
-    return rf"{_STARTS}(?:(?!{negation}){_CHAR})*?(?:{words}){after}"
+    return rf"{_STARTS}{_without(unless)}(?:(?!{negation}){_CHAR})*?(?:{words}){after}"
 
 
-def instruction(words: str, after: str = "") -> str:
+def guarded(words: str, unless: str) -> str:
+    """``words`` in a clause without ``unless`` (for languages whose negations are the verb's)."""
+    return rf"{_STARTS}{_without(unless)}{_CHAR}*?(?:{words})"
+
+
+def _without(unless: str) -> str:
+    return rf"(?!{_CHAR}*?(?:{foldable(unless)}))" if unless else ""
+
+
+def instruction(words: str, after: str = "", *, unless: str = "") -> str:
     """``words`` as an order: first in their clause or after a comma, a colon or a dash, maybe
-    behind one of ``after`` ("then", "please", "first" ...). A negation there is none of these,
-    so "never ask ..." is not an order to ask."""
+    behind one of ``after`` ("then", "please", "first" ...), in a clause without ``unless``. A
+    negation there is none of these, so "never ask ..." is not an order to ask."""
     lead = rf"(?:(?:{after})\s+){{0,2}}" if after else ""
-    return rf"(?:{_STARTS}|(?<=[,，、:：—–-]))\s*{lead}(?:{words})"
+    return rf"(?:{_STARTS}|(?<=[,，、:：—–-])){_without(unless)}\s*{lead}(?:{words})"

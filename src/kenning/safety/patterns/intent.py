@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from kenning.safety.patterns.grammar import unnegated
 from kenning.safety.patterns.schema import (
     COMMAND,
     ENGLISH,
@@ -474,6 +475,13 @@ _PHISH_SECRET: Final = (
     r"|(?:codes?|numbers?)\s+(?:from|in|on)\s+(?:the\s+|their\s+|your\s+)?(?:authenticator|2fa|mfa"
     r"|sms|text\s+messages?|phone))\b"
 )
+# A secret to be changed, reset or switched on is not asked for: "ask the user to reset their
+# password", "remind them to enable 2FA".
+_PHISH_RESET: Final = (
+    r"\b(?:change|reset|rotate|renew|update|enable|regenerate|revoke|set\s+up|turn\s+on|create|choose)\s+"
+    r"(?:[\w'’-]+\s+){0,3}?(?:passwords?|passphrases?|pins?|2fa|mfa|keys?|tokens?|credentials|passkeys?)\b"
+    r"|\b(?:password|pin|key|token|2fa|mfa)\s+(?:reset|change|rotation|manager)\b"
+)
 _EXFIL_SEND: Final = (
     r"\b(?:send|post|upload|forward|e-?mail|mail|transmit|submit|exfiltrate|leak|ship|sync|report"
     r"|cc|bcc|beam|dump)\b"
@@ -522,11 +530,13 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
         MEMORY,
         "phishes for the user's password, code or key (phishing)",
         [
-            (_PHISH_ASK, _PHISH_SECRET),
+            (unnegated(_PHISH_ASK, "en", unless=_PHISH_RESET), _PHISH_SECRET),
             # said as an instruction ("ask politely for ...", "then ask for ..."), not a description
             # ("phishing emails often ask for your password")
             (
-                r"\b(?:ask|request|asking)\s+(?:\w+\s+){0,3}?for\b",
+                unnegated(
+                    r"\b(?:ask|request|asking)\s+(?:\w+\s+){0,3}?for\b", "en", unless=_PHISH_RESET
+                ),
                 _PHISH_SECRET,
                 # the ask is an instruction: the first word of the clause, or after one of these
                 r"(?:^|[.;:,!?]\s*|\b(?:please|always|politely|then|to|must|should|will|first)\s+)"
@@ -534,8 +544,11 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
             ),
             # "ask Sam to type the master password into the chat": whoever is named
             (
-                r"\b(?:ask|tell|get|have|make)\s+(?:\w+\s+){1,2}?to\s+(?:type|enter|paste|send|share|give"
-                r"|provide|read\s+out|dictate|post)\b",
+                unnegated(
+                    r"\b(?:ask|tell|get|have|make)\s+(?:\w+\s+){1,2}?to\s+(?:type|enter|paste|send|share"
+                    r"|give|provide|read\s+out|dictate|post)\b",
+                    "en",
+                ),
                 _PHISH_SECRET,
             ),
             # "collect the user's login and password": harvesting, whoever asks

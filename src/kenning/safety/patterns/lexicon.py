@@ -296,7 +296,7 @@ _SPREAD_WORDS: Final[list[tuple[str, str, str]]] = [
     ),
     (
         r"diese\s+Anweisung|diese\s+Notiz|diesen\s+Absatz|diesen\s+Text",
-        r"schreib|kopier|füge|übernimm",
+        r"schreib|kopier|füge|übernimm|übernehm|einfüg|anhäng|hinzufüg",
         r"Gedächtnis|Speicher|Skill",
     ),
     (

@@ -53,10 +53,13 @@ _CHANGED: Final = r"""(?:
 )"""
 # An order to pay there, or the check that would stop it waived.
 _PAY_OR_WAIVE: Final = r"""(?:
-    \b(?:use\s+(?:it|this|these|them)|give\s+this\s+address|go\s+to\s+IBAN|process\s+them\s+to\s+this|set\s+the\s+payment
+    \b(?:send|pay|transfer|wire|remit|route)\b[^.\n]{0,40}?\b(?:to|into)\s+(?:(?:the|this|our)\s+)?(?:new\s+)?
+      (?:IBAN|account|wallet)\b
+  | \b(?:use\s+(?:it|this|these|them)|give\s+this\s+address|go\s+to\s+IBAN
+    |process\s+them\s+to\s+this|set\s+the\s+payment
       \s+details\s+to|update\s+every\s+place|regardless|even\s+if|without\s+double-checking|don['’]t\s+loop\s+in
       |just\s+send|úsalo|usa(?:r)?\s+(?:essa|esta|este)|use\s+essa|usa\s+il\s+nuovo|nutzen|einsetzen|verwenden
-      |utilise|gebruik\s+dit|płać|kullan|pakai|chuyển\s+vào|formiru\w*|формируй|плати\w*|incluso\s+si|mesmo\s+que
+      |utilis\w+|gebruik\s+dit|płać|kullan|pakai|chuyển\s+vào|formiru\w*|формируй|плати\w*|incluso\s+si|mesmo\s+que
       |auch\s+wenn|même\s+si|anche\s+se|nawet\s+jeśli|ook\s+voor|non\s+serve|não\s+confirme|no\s+confirmes
       |ohne\s+Rückfrage|Rückfrage\s+\w+\s+\w+\s+unnötig|sormaya\s+gerek|không\s+cần|tidak\s+perlu|niet\s+bij)\b
   | 一律用|都用|一律使用|用这个账户|用這個帳戶|付款时用|付款時用|不用再?和|不用再?跟|无需核实
@@ -69,6 +72,8 @@ _PAY_OR_WAIVE: Final = r"""(?:
 # Payments, in words the entry must hold somewhere (a cheap gate before the regex).
 _PAYMENT_WORDS: Final = (
     r"invoice|payment|pay|transfer|refund|payroll|salary|wire|remit|donation|wallet|payout|iban|upi|pix"
+    r"|\b[A-Z]{2}\d{2}\s?[A-Z0-9]{4}|rent\b|fee\b|loyer|Miete|alquiler|aluguel|affitto|huur|czynsz|kira|аренд"
+    r"|房租|租金|家賃|월세|tuition"
     r"|付款|汇款|匯款|转账|轉帳|退款|发票|發票|报销|報銷|工资|薪资|收款|振込|支払|請求書|給与|송금|결제|입금|급여"
     r"|плат|оплат|перевод|зарплат|реквизит|pago|factura|transferencia|reembolso|nómina|pagamento|fatura"
     r"|reembolso|cobran|Zahlung|Überweisung|Rechnung|Rückerstattung|Gehalt|Vorauszahlung|paiement|facture"
