@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns import schema
+from kenning.safety.patterns import grammar
 from kenning.safety.patterns.grammar import guarded, unnegated
 from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
 
@@ -333,7 +333,7 @@ _STOP: Final[list[tuple[str, str]]] = [
 def _clause_rule(
     pattern_id: str, reason: str, alternatives: list[tuple[str, ...]], *, negatable: bool = False
 ) -> ClauseRule:
-    return schema.clause_rule(
+    return grammar.clause_rule(
         pattern_id, "injection", MEMORY, reason, alternatives, views=EVERY, negatable=negatable
     )
 

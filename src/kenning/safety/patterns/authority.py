@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns import schema
+from kenning.safety.patterns import grammar
 from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
 
 _R_PRECEDENCE: Final = (
@@ -543,7 +543,7 @@ def _alternatives() -> list[tuple[str, ...]]:
 def _clause_rule(
     pattern_id: str, reason: str, alternatives: list[tuple[str, ...]], *, negatable: bool = True
 ) -> ClauseRule:
-    return schema.clause_rule(
+    return grammar.clause_rule(
         pattern_id, "injection", MEMORY, reason, alternatives, views=EVERY, negatable=negatable
     )
 

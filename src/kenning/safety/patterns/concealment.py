@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns import schema
+from kenning.safety.patterns import grammar
 from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
 
 _R_CONCEAL: Final = "tries to make the model conceal things from the user (prompt injection)"
@@ -495,7 +495,7 @@ _COVER: Final[list[tuple[str, str, str]]] = [
 
 
 def _clause_rule(pattern_id: str, reason: str, alternatives: list[tuple[str, ...]]) -> ClauseRule:
-    return schema.clause_rule(pattern_id, "injection", MEMORY, reason, alternatives, views=EVERY)
+    return grammar.clause_rule(pattern_id, "injection", MEMORY, reason, alternatives, views=EVERY)
 
 
 def _omit_alternatives() -> list[tuple[str, ...]]:

@@ -16,10 +16,13 @@ word such as "then"), where an order stands; "if someone asks for your OTP, it i
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Final
 
 from kenning.safety.canonical import base_view, extra_views
+from kenning.safety.patterns import schema
+from kenning.safety.patterns.schema import Category, ClauseRule, Scope, View
 
 # Where the screen's clauses start, and the danda (U+0964) of Hindi and Bengali, which ends a
 # sentence there but not a clause for the screen: a clause may hold several of its sentences.
@@ -124,3 +127,23 @@ def instruction(words: str, after: str = "", *, unless: str = "") -> str:
     negation there is none of these, so "never ask ..." is not an order to ask."""
     lead = rf"(?:(?:{after})\s+){{0,2}}" if after else ""
     return rf"(?:{_STARTS}|(?<=[,，、:：—–-])){_without(unless)}\s*{lead}(?:{words})"
+
+
+def clause_rule(
+    pattern_id: str,
+    category: Category,
+    scopes: frozenset[Scope],
+    reason: str,
+    alternatives: list[tuple[str, ...]],
+    *,
+    views: frozenset[View],
+    negatable: bool = False,
+) -> ClauseRule:
+    """:func:`.schema.clause_rule` without its Latin gate. The literal prefilter already skips
+    each alternative whose words a text lacks; the gate, one regex of every Latin first part,
+    reads the whole text again with all of them, which costs more than it saves once a row
+    holds tens of languages (and first parts that scan a clause, as :func:`unnegated` does)."""
+    rule = schema.clause_rule(
+        pattern_id, category, scopes, reason, alternatives, views=views, negatable=negatable
+    )
+    return dataclasses.replace(rule, latin_gate=None)

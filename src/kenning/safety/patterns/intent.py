@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns.grammar import unnegated
+from kenning.safety.patterns.grammar import clause_rule, unnegated
 from kenning.safety.patterns.schema import (
     COMMAND,
     ENGLISH,
@@ -24,7 +24,6 @@ from kenning.safety.patterns.schema import (
     ClauseRule,
     Pattern,
     ascii_regex,
-    clause_rule,
     english_regex,
     gate,
 )

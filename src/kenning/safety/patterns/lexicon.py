@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns import schema
+from kenning.safety.patterns import grammar
 from kenning.safety.patterns.grammar import unnegated
 from kenning.safety.patterns.schema import ALL, EVERY, MEMORY, Category, ClauseRule, Scope
 
@@ -537,7 +537,7 @@ def clause_rule(
     negatable: bool = False,
 ) -> ClauseRule:
     """A row that reads every view: a German override in leetspeak is still German."""
-    return schema.clause_rule(
+    return grammar.clause_rule(
         pattern_id, category, scopes, reason, alternatives, views=EVERY, negatable=negatable
     )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns import schema
+from kenning.safety.patterns import grammar
 from kenning.safety.patterns.grammar import guarded, instruction, unnegated
 from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
 
@@ -417,7 +417,7 @@ def _alternatives() -> list[tuple[str, ...]]:
 CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
     # WHY: every password or code the user mentions kept in memory; "don't save passwords in
     # memory" and "store all secrets in Vault, not in memory" pass.
-    schema.clause_rule(
+    grammar.clause_rule(
         "secret_harvest",
         "phishing",
         MEMORY,
@@ -428,7 +428,7 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
     ),
     # WHY: an order to ask the user for a secret, in many languages; "never ask for the OTP" and
     # "whoever asks for your PIN is a fraudster" say the same words and pass.
-    schema.clause_rule(
+    grammar.clause_rule(
         "phishing_intl", "phishing", MEMORY, _R_PHISH, _alternatives(), views=EVERY, negatable=True
     ),
 )

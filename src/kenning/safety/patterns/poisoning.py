@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from kenning.safety.patterns import schema
+from kenning.safety.patterns import grammar, schema
 from kenning.safety.patterns.grammar import unnegated
 from kenning.safety.patterns.schema import EVERY, MEMORY, NATIVE, ClauseRule, Pattern, gate
 
@@ -91,10 +91,13 @@ PAYMENT_REDIRECT: Final = Pattern(
     scopes=MEMORY,
     reason="redirects payments to an account it says has changed (fraud)",
     views=NATIVE,
-    gate=gate(_PAYMENT_WORDS),
-    # read from the start: the change and the order may stand on either side of the account
+    # (a cheap gate first: something shaped like an account number, then the regex)
+    gate=gate(r"\d{4}[ -]?\d{2,4}[ -]?\d{2,4}|\d{6,}|0x[0-9a-f]{40}|bc1[a-z0-9]{20}|@|\bpix\b"),
+    # read from the start: the change and the order may stand on either side of the account;
+    # the account is looked for first, the rarest of the three
     regex=schema.multilingual_regex(
-        rf"\A(?=[\s\S]{{0,3000}}?{_CHANGED})(?=[\s\S]{{0,3000}}?{_PAY_OR_WAIVE})[\s\S]{{0,3000}}?{_ACCOUNT}"
+        rf"\A(?=[\s\S]{{0,3000}}?{_ACCOUNT})(?=[\s\S]{{0,3000}}?(?:{_PAYMENT_WORDS}))"
+        rf"(?=[\s\S]{{0,3000}}?{_CHANGED})(?=[\s\S]{{0,3000}}?{_PAY_OR_WAIVE})[\s\S]{{0,3000}}?{_ACCOUNT}"
     ),
 )
 
@@ -243,7 +246,7 @@ _HOST_KEY: Final[list[tuple[str, str, str]]] = [
 
 
 def _clause_rule(pattern_id: str, reason: str, alternatives: list[tuple[str, ...]]) -> ClauseRule:
-    return schema.clause_rule(
+    return grammar.clause_rule(
         pattern_id, "injection", MEMORY, reason, alternatives, views=EVERY, negatable=True
     )
 
