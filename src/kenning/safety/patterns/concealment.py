@@ -122,7 +122,7 @@ _HIDE: Final[list[tuple[str, ...]]] = [
         r"μη(?:ν)?\s+(?:το\s+)?(?:πεις|λες|αναφέρεις|ενημερώσεις)\s+(?:\S+\s+)?στον?\s+χρήστη"
         r"|ο\s+χρήστης\s+δεν\s+χρειάζεται\s+να\s+(?:το\s+)?(?:ξέρει|μάθει)",
     ),
-    (r"nu\s+(?:îi\s+)?(?:spune|spui|menționa)\s+(?:nimic\s+)?utilizatorului",),
+    (r"nu(?:\s+îi|-i)?\s+(?:spune|spui|menționa)\s+(?:nimic\s+)?utilizatorului",),
     (
         r"ne\s+(?:említsd|mondd|szólj)\w*\s+(?:\S+\s+){0,2}?(?:a\s+)?felhasználónak"
         r"|a\s+felhasználónak\s+(?:\S+\s+)?ne\s+(?:említsd|mondd|szólj)",

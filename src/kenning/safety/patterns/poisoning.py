@@ -96,8 +96,10 @@ PAYMENT_REDIRECT: Final = Pattern(
     # read from the start: the change and the order may stand on either side of the account;
     # the account is looked for first, the rarest of the three
     regex=schema.multilingual_regex(
-        rf"\A(?=[\s\S]{{0,3000}}?{_ACCOUNT})(?=[\s\S]{{0,3000}}?(?:{_PAYMENT_WORDS}))"
-        rf"(?=[\s\S]{{0,3000}}?{_CHANGED})(?=[\s\S]{{0,3000}}?{_PAY_OR_WAIVE})[\s\S]{{0,3000}}?{_ACCOUNT}"
+        grammar.as_read(
+            rf"\A(?=[\s\S]{{0,3000}}?{_ACCOUNT})(?=[\s\S]{{0,3000}}?(?:{_PAYMENT_WORDS}))"
+            rf"(?=[\s\S]{{0,3000}}?{_CHANGED})(?=[\s\S]{{0,3000}}?{_PAY_OR_WAIVE})[\s\S]{{0,3000}}?{_ACCOUNT}"
+        )
     ),
 )
 
