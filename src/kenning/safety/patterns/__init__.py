@@ -7,7 +7,14 @@ category, the scopes it applies to, the reason shown to the user and the views o
 reads (:mod:`kenning.safety.canonical`). The rows live in modules by the kind of text they
 match: :mod:`.injection` (the canonical phrases addressed to the model), :mod:`.intent`
 (English paraphrases of override, role hijack, concealment, disabling safety,
-self-propagation, phishing), :mod:`.lexicon` (the same intents in many languages),
+self-propagation, phishing), :mod:`.lexicon` (override, role hijack, self-propagation and
+exfiltration in many languages), and, in many languages too, :mod:`.authority` (an entry that
+outranks the user, demotes them, fakes compliance or speaks in their name),
+:mod:`.concealment` (hiding from the user, actions kept out of the reports, prepared answers),
+:mod:`.approvals` (asking switched off, check-skipping flags made a habit, scanners removed),
+:mod:`.phishing` (asking for or collecting the user's secrets) and :mod:`.poisoning` (a
+payee's "new" account, a host declared trusted, a changed host key, secrets sent to a moved
+host), with the shared pieces of :mod:`.grammar` (negations, where orders stand);
 :mod:`.structure` (fake system messages, turns, tool calls, comments, templated links),
 :mod:`.indirect` (documents that address the model, claim a vendor's authority, waive
 approvals, harvest secrets, hijack tools or rank what the user asks below themselves),
@@ -29,7 +36,10 @@ import dataclasses
 from typing import Final
 
 from kenning.safety.patterns import (
+    approvals,
+    authority,
     commands,
+    concealment,
     credentials,
     flows,
     guards,
@@ -39,6 +49,8 @@ from kenning.safety.patterns import (
     leaks,
     lexicon,
     payloads,
+    phishing,
+    poisoning,
     scripts,
     secrets,
     structure,
@@ -116,6 +128,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *guards.PATTERNS,
     *leaks.PATTERNS,
     *secrets.PATTERNS,
+    *poisoning.PATTERNS,
 )
 
 RULES: Final[tuple[Rule, ...]] = (
@@ -123,4 +136,9 @@ RULES: Final[tuple[Rule, ...]] = (
     *intent.CLAUSE_RULES,
     *lexicon.CLAUSE_RULES,
     *indirect.CLAUSE_RULES,
+    *phishing.CLAUSE_RULES,
+    *concealment.CLAUSE_RULES,
+    *approvals.CLAUSE_RULES,
+    *authority.CLAUSE_RULES,
+    *poisoning.CLAUSE_RULES,
 )
