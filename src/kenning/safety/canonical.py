@@ -30,6 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
+
 from kenning.safety.unicode import is_stripped, separator_for
 
 __all__ = ["View", "base_view", "extra_views"]
@@ -55,20 +57,41 @@ class View:
 # ---- base --------------------------------------------------------------------------------------
 
 _NEEDS_WORK: Final = re.compile(r"[^\t\n\r\x20-\x7e]")  # anything but printable ASCII
-# Characters that need no care on their own: not controls, format or invisible characters,
-# separators or combining marks (followed by no combining mark, which would compose with them).
-_ORDINARY_RUN: Final = re.compile(
-    "(?:[^\\x00-\\x1f\\x7f-\\xa0\\xad\\u0300-\\u036f\\u0483-\\u0489\\u0591-\\u05c7"
+# An ordinary character needs no care on its own: it is none of these (controls, format or
+# invisible characters, separators, combining marks) and no mark in _COMPOSING follows it
+# (which would compose with it).
+_CARE: Final = (
+    "\\x00-\\x1f\\x7f-\\xa0\\xad\\u0300-\\u036f\\u0483-\\u0489\\u0591-\\u05c7"
     "\\u0600-\\u061c\\u064b-\\u065f\\u0670\\u06d6-\\u06ed\\u0900-\\u0903\\u093a-\\u094f"
     "\\u0951-\\u0957\\u0962\\u0963\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f"
     "\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f"
     "\\u20d0-\\u20ff\\u3099\\u309a\\u3164\\ufe00-\\ufe0f\\ufe20-\\ufe2f\\ufeff\\uffa0"
     "\\ufff0-\\ufffb\\U000e0000-\\U000e0fff\\U0001d173-\\U0001d17a\\U000110bd\\U000110cd"
-    "\\U00013430-\\U0001343f\\U0001bca0-\\U0001bca3]"
-    "(?![\\u0300-\\u036f\\u0483-\\u0489\\u0591-\\u05c7\\u064b-\\u065f\\u0670"
-    "\\u0900-\\u0903\\u093a-\\u094f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff"
-    "\\u3099\\u309a\\ufe20-\\ufe2f\\u200b-\\u200f\\u2060-\\u206f]))+"
+    "\\U00013430-\\U0001343f\\U0001bca0-\\U0001bca3"
 )
+_COMPOSING: Final = (
+    "\\u0300-\\u036f\\u0483-\\u0489\\u0591-\\u05c7\\u064b-\\u065f\\u0670"
+    "\\u0900-\\u0903\\u093a-\\u094f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff"
+    "\\u3099\\u309a\\ufe20-\\ufe2f\\u200b-\\u200f\\u2060-\\u206f"
+)
+# An ordinary run is a longest stretch of ordinary characters. Two searches for single
+# characters find where runs break (one search that read what follows every character cost
+# most of base_view).
+_NEEDS_CARE: Final = re.compile(f"[{_CARE}]")
+_MARK: Final = re.compile(f"[{_COMPOSING}]")
+
+
+def _ordinary_runs(raw: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) of each longest run of ordinary characters (see above)."""
+    cut = {m.start() for m in _NEEDS_CARE.finditer(raw)}
+    cut.update(m.start() - 1 for m in _MARK.finditer(raw) if m.start())
+    at = 0
+    for position in sorted(cut):
+        if position > at:
+            yield at, position
+        at = position + 1
+    if at < len(raw):
+        yield at, len(raw)
 
 
 def base_view(raw: str) -> View:
@@ -80,17 +103,17 @@ def base_view(raw: str) -> View:
     at, n = 0, len(raw)
     # Runs of ordinary characters are normalised whole; only what needs care (invisible and
     # separator characters, combining marks, anything NFKC changes in length) goes one by one.
-    for m in _ORDINARY_RUN.finditer(raw):
-        if m.start() > at:
-            _one_by_one(raw, at, m.start(), out, origin)
-        run = m.group()
+    for start, end in _ordinary_runs(raw):
+        if start > at:
+            _one_by_one(raw, at, start, out, origin)
+        run = raw[start:end]
         normal = unicodedata.normalize("NFKC", run)
         if len(normal) == len(run):
             out.append(normal)
-            origin.extend(range(m.start(), m.end()))
+            origin.extend(range(start, end))
         else:
-            _one_by_one(raw, m.start(), m.end(), out, origin)
-        at = m.end()
+            _one_by_one(raw, start, end, out, origin)
+        at = end
     if at < n:
         _one_by_one(raw, at, n, out, origin)
     return View("base", "".join(out), tuple(origin))
@@ -205,13 +228,27 @@ class _FoldTable(dict[int, str]):
 _FOLD_TABLE: Final = _FoldTable()
 
 
+def _translated(text: str) -> str | None:
+    """``text.translate(_FOLD_TABLE)`` when every character folds to one, else None.
+
+    ``str.translate`` looks every character up in the table; a text's distinct characters
+    are a few dozen, so they are folded once each and the text is rebuilt from their codes."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    distinct, where = np.unique(codes, return_inverse=True)
+    folded = [_FOLD_TABLE[cp] for cp in distinct.tolist()]
+    if any(len(f) != 1 for f in folded):
+        return None
+    table = np.array([ord(f) for f in folded], dtype=np.uint32)
+    return table[where].tobytes().decode("utf-32-le", "surrogatepass")
+
+
 def _folded(base: View) -> View:
     text = base.text
     if text.isascii():
         return View("folded", text.lower(), base.origin)
     if _COMBINING.search(text) is None:
-        quick = text.translate(_FOLD_TABLE)
-        if len(quick) == len(text):
+        quick = _translated(text)
+        if quick is not None:
             return View("folded", quick, base.origin)
     out: list[str] = []
     origin: list[int] = []
@@ -244,9 +281,12 @@ _LEET: Final = {
     "€": "e",
     "+": "t",
 }
-# A word that mixes letters with digits or symbols read as letters, at least 3 long.
+# A word that mixes letters with digits or symbols read as letters, at least 3 long. Only a
+# whole run of such characters can be one (if the run from a later character mixes them, so
+# does the whole run, which the match then takes): the lookbehind spares the search from
+# reading each run again from every character of it.
 _LEET_WORD: Final = re.compile(
-    r"(?=[a-z0-9@$!|€+]*[a-z])(?=[a-z0-9@$!|€+]*[013457890@$!|€+])"
+    r"(?<![a-z0-9@$!|€+])(?=[a-z0-9@$!|€+]*[a-z])(?=[a-z0-9@$!|€+]*[013457890@$!|€+])"
     r"[a-z0-9@$!|€+]{3,}"
 )
 # Runs of at least 5 single letters, each pair separated by one space, dot, dash, underscore
@@ -270,9 +310,12 @@ def _is_leet(word: str) -> bool:
     return _LEET_INSIDE.search(word) is not None or (leet >= 2 and leet < len(word) - 1)
 
 
-def _leet(folded: View, one: str) -> View | None:
+def _leet_words(folded: View) -> list[re.Match[str]]:
+    return [m for m in _LEET_WORD.finditer(folded.text) if _is_leet(m.group())]
+
+
+def _leet(folded: View, one: str, words: list[re.Match[str]]) -> View | None:
     text = folded.text
-    words = [m for m in _LEET_WORD.finditer(text) if _is_leet(m.group())]
     if not words:
         return None
     table = {**_LEET, "1": one}
@@ -381,8 +424,9 @@ def extra_views(base: View) -> Iterator[View]:
         sparse = _sparse(folded, lower)
         if sparse is not None:
             yield sparse
+    words = _leet_words(folded)
     for one in ("i", "l"):
-        leet = _leet(folded, one)
+        leet = _leet(folded, one, words)
         if leet is not None:
             sparse = _sparse(leet, folded.text)
             if sparse is not None:

@@ -52,6 +52,11 @@ _REVERSED_MARK: Final = re.compile(
 # A quoted string turned around by rev before it runs: echo '...' | rev | sh.
 _REV_PIPE: Final = re.compile(r"""(['"])([^'"\n]{8,400})\1\s*\|\s*rev\b""")
 _WORD: Final = re.compile(r"[a-z]+")
+# One of them as a whole word of _WORD's: what counting them among _WORD's words counts.
+_REVERSED_WORD: Final = re.compile(
+    "(?<![a-z])(?:" + "|".join(sorted(_REVERSED_WORDS, key=len, reverse=True)) + ")(?![a-z])"
+)
+_NON_SPACE: Final = re.compile(r"\S+")  # what _PERCENT's \S reads, so its runs are the same
 _ROT13: Final = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
@@ -111,6 +116,14 @@ def _b32(run: str) -> str | None:
 def _reversed_lines(text: str) -> str | None:
     """The lines of ``text`` that read backwards (English words, a URL, a path), each turned
     around, or None."""
+    # Words never span lines: under three reversed words in all, no line can have three; then
+    # only a reversed mark (a scheme, a dotfile, a backwards pipe) or ``| rev`` can turn a line.
+    if (
+        len(_REVERSED_WORD.findall(text.lower())) < 3
+        and _REVERSED_MARK.search(text) is None
+        and "rev" not in text
+    ):
+        return None
     out = []
     for line in text.splitlines():
         words = _WORD.findall(line.lower())
@@ -121,6 +134,17 @@ def _reversed_lines(text: str) -> str | None:
     for m in _REV_PIPE.finditer(text):
         out.append(m.group(2)[::-1])
     return "\n".join(out) if out else None
+
+
+def _percent_runs(text: str) -> Iterator[re.Match[str]]:
+    """What ``_PERCENT.finditer(text)`` yields, searched only in the runs of non-space
+    characters that hold three "%": a match is one whole run (its \\S* reach to both ends),
+    and the search from each position of a long run is what costs."""
+    if text.count("%") < 3:
+        return
+    for run in _NON_SPACE.finditer(text):
+        if run.group().count("%") >= 3:
+            yield from _PERCENT.finditer(text, run.start(), run.end())
 
 
 def blobs(text: str) -> Iterator[Blob]:
@@ -141,10 +165,11 @@ def blobs(text: str) -> Iterator[Blob]:
         candidates.append((m.start(), m.end(), "base64", _b64(m.group())))
     for m in _HEX.finditer(text):
         candidates.append((m.start(), m.end(), "hex", _printable(bytes.fromhex(m.group()))))
-    for m in _XESC.finditer(text):
+    # Each search below is skipped when the text lacks a string every match holds.
+    for m in _XESC.finditer(text) if "\\x" in text else ():
         raw = bytes(int(h, 16) for h in re.findall(r"\\x([0-9a-fA-F]{2})", m.group()))
         candidates.append((m.start(), m.end(), "escapes", _printable(raw)))
-    for m in _UESC.finditer(text):
+    for m in _UESC.finditer(text) if "\\u" in text else ():
         decoded: str | None = "".join(
             chr(int(h, 16)) for h in re.findall(r"\\u([0-9a-fA-F]{4})", m.group())
         )
@@ -152,14 +177,14 @@ def blobs(text: str) -> Iterator[Blob]:
     for m in _OCTESC.finditer(text):
         raw = bytes(int(o, 8) for o in re.findall(r"\\([0-3][0-7]{2})", m.group()))
         candidates.append((m.start(), m.end(), "escapes", _printable(raw)))
-    for m in _PERCENT.finditer(text):
+    for m in _percent_runs(text):
         decoded = urllib.parse.unquote(m.group())
         candidates.append(
             (m.start(), m.end(), "percent", decoded if decoded != m.group() else None)
         )
-    for m in _ENTITIES.finditer(text):
+    for m in _ENTITIES.finditer(text) if "&#" in text else ():
         candidates.append((m.start(), m.end(), "entities", html.unescape(m.group())))
-    if _ROT13_HINT.search(text):
+    if "13" in text and _ROT13_HINT.search(text):
         candidates.append((0, len(text), "rot13", text.translate(_ROT13)))
     for m in _BASE32.finditer(text):
         candidates.append((m.start(), m.end(), "base32", _b32(m.group())))

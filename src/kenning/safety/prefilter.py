@@ -7,10 +7,11 @@ compiled regex's syntax tree and derives what every match contains: literal stri
 ``All`` (a sequence: each piece) and ``AnyOf`` (an alternation: one alternative), e.g.
 "(?:curl|wget)\\s+\\S+\\s*\\|\\s*(?:ba)?sh" needs ("curl" or "wget") and "|" and "sh". An
 :class:`Index` over the requirements of a whole rule table finds the literals a text holds in
-one pass (a trie regex) and maps them to the rules they leave possible; :class:`Literals`
-answers for one text. A rule whose requirement a text does not meet cannot match it and is
-not run, so the findings are exactly those of running every regex (the tests compare the two
-on the whole corpus).
+one pass (a trie regex for a short text, the text's n-grams for a longer one, see
+:mod:`.grams`) and maps them to the rules they leave possible; :class:`Literals` answers for
+one text. A rule whose requirement a text does not meet cannot match it and is not run, so the
+findings are exactly those of running every regex (the tests compare the two on the whole
+corpus). Where in the text a rule that runs can match is :mod:`.starts`' part.
 
 Case: literals and text are compared folded (:func:`fold`), a lowercasing that maps every pair
 of characters ``re.IGNORECASE`` treats as equal to one character (the extra pairs such as
@@ -27,6 +28,10 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
+
+import numpy as np
+
+from kenning.safety import grams
 
 __all__ = [
     "All",
@@ -67,13 +72,20 @@ def _fold_tables() -> tuple[dict[int, str], dict[int, str]]:
 
 
 _BEFORE, _AFTER = _fold_tables()
+# str.translate looks every character up in the table, a hundred times the cost of lower():
+# the tables are applied only to texts that hold one of their characters (most hold none).
+_BEFORE_CHARS: Final = re.compile("[" + "".join(map(chr, _BEFORE)) + "]")
+_AFTER_CHARS: Final = re.compile("[" + re.escape("".join(map(chr, _AFTER))) + "]")
 
 
 def fold(text: str) -> str:
     """``text`` lowercased so that characters ``re.IGNORECASE`` matches alike are equal."""
     if text.isascii():
         return text.lower()
-    return text.translate(_BEFORE).lower().translate(_AFTER)
+    if _BEFORE_CHARS.search(text) is not None:
+        text = text.translate(_BEFORE)
+    lowered = text.lower()
+    return lowered.translate(_AFTER) if _AFTER_CHARS.search(lowered) is not None else lowered
 
 
 # ---- deriving a requirement from a regex's syntax tree ----------------------------------------
@@ -239,45 +251,79 @@ class Index:
 
     One regex, the literals as a trie (alternatives share their prefixes, a shorter literal is
     an optional end), is tried at every position of the folded text: it finds the longest
-    literal starting there, and the literals that are prefixes of it start there too. Each
-    literal maps to the rows whose requirement it can satisfy, so the rows a text leaves
-    possible are found from the literals it holds, without looking at the others."""
+    literal starting there, and the literals that are prefixes of it start there too; or the
+    text's n-grams say which literals it can hold (:mod:`.grams`). Either way the answer is the
+    set of the literals' numbers, and a requirement is read in numbers (:meth:`compiled`): a
+    set of literals holds when the text has one of them (a set test on small ints, cheaper
+    than on the strings or on bit masks as wide as the table)."""
 
-    def __init__(self, rows: Sequence[Requirement]) -> None:
+    def __init__(self, rows: Sequence[Requirement], also: Iterable[Requirement] = ()) -> None:
         literals: set[str] = set()
-        for need in rows:
+        for need in [*rows, *also]:
             _collect(need, literals)
         self.hints = tuple(None if need is None else _hint(need) for need in rows)
-        self.hinted: frozenset[str] = frozenset().union(*filter(None, self.hints))
         self._every = _trie_regex(literals)
-        self._quick = _trie_regex(self.hinted)  # the literals :meth:`rows` reads
         self._prefixes = {
             literal: frozenset(literal[:k] for k in range(1, len(literal) + 1)) & literals
             for literal in literals
         }
-        by_literal: dict[str, set[int]] = {}
-        for row, hint in enumerate(self.hints):
-            for literal in hint or ():
-                by_literal.setdefault(literal, set()).add(row)
-        self._rows = {literal: frozenset(rows) for literal, rows in by_literal.items()}
-        self._always = frozenset(row for row, hint in enumerate(self.hints) if hint is None)
+        order = sorted(literals)
+        self._query = grams.Query(order)
+        self._number = {literal: k for k, literal in enumerate(order)}
+        self.hint_numbers = tuple(None if h is None else self.numbers(h) for h in self.hints)
+        self._compiled: dict[int, tuple[Requirement, Numbered]] = {}
 
-    def present(self, folded: str, *, hinted_only: bool = False) -> frozenset[str]:
-        """The literals that occur in ``folded`` (a text passed through :func:`fold`); with
-        ``hinted_only``, only those of the rows' quick tests (a shorter pass), exactly."""
-        ascii_trie, other_trie = self._quick if hinted_only else self._every
+    def present(self, folded: str) -> frozenset[str]:
+        """The literals that occur in ``folded`` (a text passed through :func:`fold`)."""
+        ascii_trie, other_trie = self._every
         longest: set[str] = set()
         if ascii_trie is not None:
             longest.update(m.group(1) for m in ascii_trie.finditer(folded))
         if other_trie is not None and not folded.isascii():
             longest.update(m.group(1) for m in other_trie.finditer(folded))
-        found = frozenset().union(*(self._prefixes[literal] for literal in longest))
-        return found & self.hinted if hinted_only else found
+        return frozenset().union(*(self._prefixes[literal] for literal in longest))
 
-    def rows(self, present: frozenset[str]) -> frozenset[int]:
-        """The rows whose requirement's quick test (:attr:`All.hint`) the literals pass."""
-        rows = self._rows
-        return self._always.union(*(rows[literal] for literal in present if literal in rows))
+    def numbers(self, literals: Iterable[str]) -> frozenset[int]:
+        """The numbers of ``literals`` (each one of the index's)."""
+        return frozenset(self._number[literal] for literal in literals)
+
+    def possible_in(self, table: grams.Grams) -> frozenset[int]:
+        """The numbers of the literals the text of ``table`` can hold: those it holds, and the
+        few whose grams it holds apart (see :mod:`.grams`)."""
+        return frozenset(np.flatnonzero(table.holds(self._query)).tolist())
+
+    def compiled(self, need: Requirement) -> Numbered:
+        """``need`` in numbers (kept for the requirement objects of the rule table)."""
+        kept = self._compiled.get(id(need))
+        if kept is None or kept[0] is not need:
+            kept = self._compiled[id(need)] = (need, self._compile(need))
+        return kept[1]
+
+    def _compile(self, need: Requirement) -> Numbered:
+        if need is None:
+            return None
+        if isinstance(need, frozenset):
+            return self.numbers(need)
+        parts = tuple(self._compile(part) for part in need.parts)
+        return isinstance(need, All), self.numbers(need.hint), parts
+
+
+# A requirement in literal numbers: None (always), a set's numbers, or (all?, hint, parts).
+Numbered = frozenset[int] | tuple[bool, frozenset[int], tuple["Numbered", ...]] | None
+
+
+def holds_numbered(needed: Numbered, present: frozenset[int]) -> bool:
+    """:func:`holds` for a compiled requirement and the numbers of a text's literals."""
+    if needed is None:
+        return True
+    if isinstance(needed, frozenset):
+        return not needed.isdisjoint(present)
+    every, hint, parts = needed
+    if hint.isdisjoint(present):
+        return False
+    if every:
+        return all(holds_numbered(part, present) for part in parts)
+    return any(holds_numbered(part, present) for part in parts)
 
 
 _Tries = tuple[re.Pattern[str] | None, re.Pattern[str] | None]
@@ -336,42 +382,53 @@ def holds(needed: Requirement, present: frozenset[str]) -> bool:
 class Literals:
     """What one text holds of an :class:`Index`'s literals, and so which rows can match it.
 
-    How much is read up front depends on what it saves: ``scan="every"`` (a short text) finds
-    every literal in one pass through the index; ``"hinted"`` (a long text, where that pass
-    costs more than it saves) finds only those of the rows' quick tests, and a deeper literal
-    is looked up (``in`` on the folded text) the first time a row that passed asks for it;
-    ``"none"`` (a text few rows read) looks up every literal only when asked. Each answer is
-    remembered."""
+    How the text is read depends on what it saves: ``scan="every"`` (a short text) finds every
+    literal in one pass through the index's trie, exactly; ``"grams"`` (a longer one, where
+    that pass costs more than it saves) reads the text's n-grams once (:mod:`.grams`) and takes
+    every literal whose grams are all there (the literals it holds and, rarely, one it does
+    not: a rule then runs and finds nothing); ``"none"`` (a text few rows read) looks up each
+    literal (``in`` on the folded text) only when asked, and remembers the answer."""
 
-    __slots__ = ("_folded", "_index", "_present", "_rows", "_seen")
+    __slots__ = ("_folded", "_grams", "_index", "_numbers", "_seen", "_text")
 
     def __init__(self, text: str, index: Index, *, scan: str) -> None:
         self._index = index
+        self._text = text
         self._folded = fold(text)
-        self._seen: dict[str, bool] | None = None  # None: every literal is in _present
-        self._present: frozenset[str] = frozenset()
-        self._rows: frozenset[int] | None = None
+        self._grams: grams.Grams | None = None
+        self._numbers: frozenset[int] | None = None  # the literals found, if all were sought
+        self._seen: dict[str, bool] = {}
         if scan == "every":
-            self._present = index.present(self._folded)
-        elif scan == "hinted":
-            self._present = index.present(self._folded, hinted_only=True)
-            self._seen = dict.fromkeys(index.hinted, False) | dict.fromkeys(self._present, True)
-        else:
-            self._seen = {}
-        if scan != "none":
-            self._rows = index.rows(self._present)
+            self._numbers = index.numbers(index.present(self._folded))
+        elif scan == "grams":
+            self._numbers = index.possible_in(self.grams)
+
+    @property
+    def numbers(self) -> frozenset[int]:
+        """The numbers of the literals found (:meth:`Index.numbers`); ``scan`` was not "none"."""
+        if self._numbers is None:
+            raise ValueError("a text read with scan='none' has no numbers: call holds()")
+        return self._numbers
+
+    @property
+    def grams(self) -> grams.Grams:
+        """The text's n-gram table (:mod:`.grams`), made on first use."""
+        if self._grams is None:
+            self._grams = grams.Grams(self._folded, self._text)
+        return self._grams
 
     def possible(self, row: int) -> bool:
         """False if the index's row ``row`` cannot match the text."""
-        if self._rows is not None:
-            return row in self._rows
+        if self._numbers is not None:
+            numbers = self._index.hint_numbers[row]
+            return numbers is None or not numbers.isdisjoint(self._numbers)
         hint = self._index.hints[row]
         return hint is None or self._any(hint)
 
     def holds(self, needed: Requirement) -> bool:
         """False only if the text cannot hold what ``needed`` says every match holds."""
-        if self._seen is None:
-            return holds(needed, self._present)
+        if self._numbers is not None:
+            return holds_numbered(self._index.compiled(needed), self._numbers)
         if needed is None:
             return True
         if isinstance(needed, frozenset):
@@ -384,7 +441,6 @@ class Literals:
 
     def _any(self, strings: frozenset[str]) -> bool:
         seen, folded = self._seen, self._folded
-        assert seen is not None
         for literal in strings:
             found = seen.get(literal)
             if found is None:

@@ -19,7 +19,10 @@ Layers, in the order findings are listed:
    character n-grams for the paraphrases and languages no rule lists.
 
 A scan looks at the first 64 KiB and the last 16 KiB of a text (a cost bound: callers that
-accept big texts scan them in windows, as skills do).
+accept big texts scan them in windows, as skills do). What keeps a 2 KB entry at a few
+milliseconds: a rule runs only on a view that holds the literals its regex needs
+(:mod:`.prefilter`), and there only where a match can begin (:mod:`.starts`); a view that
+repeats an earlier one for the same rules is not read twice.
 """
 
 from __future__ import annotations
@@ -29,14 +32,15 @@ import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, get_args
 
-from kenning.safety import decode, learned, prefilter
+from kenning.safety import decode, grams, learned, prefilter, starts
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
 from kenning.safety.mentions import mentioned
 from kenning.safety.patterns import RULES
 from kenning.safety.patterns.schema import SCRIPTS, ClauseRule, Pattern, Rule, Scope
+from kenning.safety.patterns.schema import View as ViewName
 from kenning.safety.patterns.structure import mentions_removed
 from kenning.safety.unicode import INVISIBLE_REASONS, find_invisible
 
@@ -58,6 +62,7 @@ class _Text:
     offset: int  # where the window starts in the whole text
     views: dict[str, View]
     _clauses: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    _starts: dict[str, list[int]] = field(default_factory=dict)
     _quoted: dict[str, str] = field(default_factory=dict)
     _scripts: dict[str, frozenset[str]] = field(default_factory=dict)
     _literals: dict[tuple[str, bool], prefilter.Literals] = field(default_factory=dict)
@@ -84,6 +89,11 @@ class _Text:
             self._clauses[name] = bounds
         return self._clauses[name]
 
+    def clause_starts(self, name: str) -> list[int]:
+        if name not in self._starts:
+            self._starts[name] = [c[0] for c in self.clauses(name)]
+        return self._starts[name]
+
     def literals(self, name: str, *, quoted: bool) -> prefilter.Literals | None:
         """The prefilter's literals in the view (or its unquoted text) and the rules they leave
         possible; None when the screen is exhaustive."""
@@ -98,7 +108,7 @@ class _Text:
             elif quoted:  # no inline code: the same text
                 return self.literals(name, quoted=False)
             else:
-                scan = "every" if len(text) < SCAN_BELOW else "hinted"
+                scan = "every" if len(text) < SCAN_BELOW else "grams"
                 found = prefilter.Literals(text, _plan().index, scan=scan)
             self._literals[key] = found
         return found
@@ -124,30 +134,54 @@ class _Text:
         return self._quoted[name]
 
 
-def _match_pattern(rule: Pattern, text: str, window: _Text, name: str) -> tuple[int, int] | None:
-    pos, skipped, mention_end = 0, 0, 0
-    while (m := rule.regex.search(text, pos)) is not None:
+def _grams(literals: prefilter.Literals | None, text: str) -> grams.Grams | None:
+    """The n-grams that say where a regex can match in ``text`` (the text ``literals`` read),
+    or None: an exhaustive screen, or a text short enough to search whole."""
+    return None if literals is None or len(text) < GRAMS_FROM else literals.grams
+
+
+def _match_pattern(
+    rule: Pattern,
+    where: starts.Starts,
+    text: str,
+    index: grams.Grams | None,
+    window: _Text,
+    name: str,
+) -> tuple[int, int] | None:
+    # The first match is found where one can begin (:mod:`.starts`); it is the first
+    # ``search`` would find. Only when it is skipped does the search go on from the next
+    # character, overlapping it.
+    m = next(starts.matches(rule.regex, text, where, index), None)
+    skipped, mention_end = 0, 0
+    while m is not None:
         # After a mention the search goes on inside it: `mkfifo` + `nc -e /bin/sh x 4444` holds
         # a shell that reaches past it. A match within the mention is part of it.
         pos = m.start() + 1
         if m.end() <= mention_end:
+            m = rule.regex.search(text, pos)
             continue
         if mentioned(rule, window.base.text, [window.in_base(name, m.start(), m.end())]):
             skipped, mention_end = skipped + 1, m.end()
             if skipped > _MAX_MENTIONS:
                 return None
+            m = rule.regex.search(text, pos)
             continue
         if rule.exempt is not None and rule.exempt(m.group()):
+            m = rule.regex.search(text, pos)
             continue
         return m.start(), m.end()
     return None
 
 
 _Needs = tuple[prefilter.Requirement, ...]
+_Reader = tuple[int, frozenset[int] | None, prefilter.Numbered]  # row, quick test, requirement
+_ANYWHERE: Final = starts.Starts(None, (), False, None)
 
 
-# Views shorter than this are read for every literal in one pass, longer ones on demand.
-SCAN_BELOW: Final = 1024
+# Views shorter than this are read for every literal in one pass, longer ones by their grams.
+SCAN_BELOW: Final = 80
+# Regexes run on texts from this long only where a match can begin (:mod:`.starts`).
+GRAMS_FROM: Final = 256
 
 
 @dataclass(frozen=True)
@@ -156,24 +190,98 @@ class _Plan:
 
     needs: tuple[_Needs, ...]  # by index in RULES: a pattern's one, a clause rule's per alternative
     index: prefilter.Index  # its rows: the indices in RULES
+    # By index in RULES, where matches can begin: a pattern's regex and gate; a clause rule's
+    # first part of each alternative, and its Latin gate.
+    begins: tuple[tuple[starts.Starts | None, ...], ...]
+    # By scope and view: the rows of the scope that read the view (but not its unquoted text),
+    # with the literals of their quick test (None: always run) and, for a clause rule, the
+    # requirement of all its alternatives (a pattern's own is read when it is tried); and the
+    # rows that read the unquoted text, each screened on its own.
+    readers: dict[tuple[Scope, str], tuple[_Reader, ...]]
+    unquoted: dict[Scope, tuple[int, ...]]
+    shadows: frozenset[tuple[str, str]]  # (a, b): every rule that reads view b reads view a
+
+    def possible(self, scope: Scope, name: str, found: frozenset[int]) -> list[int]:
+        """The rows of ``scope`` reading view ``name`` that a text with the literals ``found``
+        (their numbers in the index) leaves possible."""
+        return [
+            row
+            for row, hint, need in self.readers[scope, name]
+            if hint is None
+            or (
+                not hint.isdisjoint(found)
+                and (need is None or prefilter.holds_numbered(need, found))
+            )
+        ]
 
 
 @functools.cache
 def _plan() -> _Plan:
     needs: list[_Needs] = []
+    where: list[tuple[starts.Starts | None, ...]] = []
     for rule in RULES:
         if isinstance(rule, ClauseRule):
             needs.append(tuple(prefilter.requirements(alt) for alt in rule.alternatives))
+            firsts = [starts.starts(alt[0]) for alt in rule.alternatives]
+            gate = None if rule.latin_gate is None else starts.starts(rule.latin_gate)
+            where.append((*firsts, gate))
         else:  # the gate must match too
             needs.append((prefilter.requirements([rule.regex, *filter(None, [rule.gate])]),))
-    return _Plan(tuple(needs), prefilter.Index([prefilter.any_of(n) for n in needs]))
+            gate = None if rule.gate is None else starts.starts(rule.gate)
+            where.append((starts.starts(rule.regex), gate))
+    rows_need = [prefilter.any_of(n) for n in needs]
+    index = prefilter.Index(rows_need, also=[n for ns in needs for n in ns])
+    readers: dict[tuple[Scope, str], tuple[_Reader, ...]] = {}
+    unquoted: dict[Scope, tuple[int, ...]] = {}
+    for scope in get_args(Scope):
+        rows = [row for row, rule in enumerate(RULES) if scope in rule.scopes]
+        quoted = [row for row in rows if _reads_unquoted(RULES[row])]
+        unquoted[scope] = tuple(quoted)
+        for name in get_args(ViewName):
+            readers[scope, name] = tuple(
+                (
+                    row,
+                    index.hint_numbers[row],
+                    index.compiled(rows_need[row]) if isinstance(RULES[row], ClauseRule) else None,
+                )
+                for row in rows
+                if row not in quoted and name in RULES[row].views
+            )
+    names: tuple[str, ...] = get_args(ViewName)
+    shadows = frozenset(
+        (a, b)
+        for a in names
+        for b in names
+        if a != b and all(a in rule.views for rule in RULES if b in rule.views)
+    )
+    return _Plan(tuple(needs), index, tuple(where), readers, unquoted, shadows)
+
+
+def _reads_unquoted(rule: Rule) -> bool:
+    return isinstance(rule, Pattern) and rule.skip_inline_code
+
+
+def _search(
+    regex: re.Pattern[str], where: starts.Starts | None, text: str, index: grams.Grams | None
+) -> re.Match[str] | None:
+    """``regex.search(text)``, tried only where a match can begin."""
+    if where is None or index is None:
+        return regex.search(text)
+    return next(starts.matches(regex, text, where, index), None)
 
 
 def _match_clause(
-    rule: ClauseRule, window: _Text, name: str, needs: _Needs, literals: prefilter.Literals | None
+    rule: ClauseRule,
+    row: int,
+    window: _Text,
+    name: str,
+    needs: _Needs,
+    literals: prefilter.Literals | None,
 ) -> tuple[int, int] | None:
     text = window.views[name].text
     held = window.scripts(name)
+    index = _grams(literals, text)
+    where = _plan().begins[row]
     latin_only = name not in ("base", "bare")  # folding leaves other scripts as they were
     latin_open: bool | None = None  # the Latin gate, searched once and only if needed
     for k, alternative in enumerate(rule.alternatives):
@@ -184,43 +292,80 @@ def _match_clause(
             continue
         if not script:
             if latin_open is None:
-                latin_open = rule.latin_gate is None or rule.latin_gate.search(text) is not None
+                latin_open = rule.latin_gate is None or (
+                    _search(rule.latin_gate, where[-1], text, index) is not None
+                )
             if not latin_open:
                 continue
         first, rest = alternative[0], alternative[1:]
         clauses = window.clauses(name)
-        starts = [c[0] for c in clauses]
-        for m in first.finditer(text):
-            clause = clauses[bisect.bisect_right(starts, m.start()) - 1]
-            found = [part.search(text, clause[0], clause[1]) for part in rest]
-            if all(found):
-                parts = [(m.start(), m.end())] + [(f.start(), f.end()) for f in found if f]
-                if mentioned(rule, window.base.text, [window.in_base(name, *p) for p in parts]):
+        bounds = window.clause_starts(name)
+        parts: dict[int, list[re.Match[str]] | None] = {}  # by clause: where the rest matched
+        for m in starts.matches(first, text, where[k] or _ANYWHERE, index):
+            at = bisect.bisect_right(bounds, m.start()) - 1
+            clause = clauses[at]
+            if at not in parts:
+                parts[at] = _parts(rest, text, clause)
+            found = parts[at]
+            if found is not None:
+                spans = [(m.start(), m.end())] + [(f.start(), f.end()) for f in found]
+                if mentioned(rule, window.base.text, [window.in_base(name, *p) for p in spans]):
                     continue  # a rule against it, an attack quoted as an example
                 return clause[0], clause[1]
     return None
 
 
-def _find(rule: Rule, row: int, window: _Text) -> tuple[str, int, int] | None:
-    """The view and span of the first match of ``rule`` (RULES[row]) in any of its views, or
-    None. A view that lacks the literals the rule needs is not searched (:mod:`.prefilter`)."""
-    needs = _plan().needs[row]
-    quoted = isinstance(rule, Pattern) and rule.skip_inline_code
+def _tries(window: _Text, scope: Scope) -> list[tuple[int, list[str]]]:
+    """The rows of ``scope`` to try on ``window``, in order, each with its views to try (in
+    the window's order): those whose literals leave the row possible (:mod:`.prefilter`)."""
+    plan = _plan()
+    names: dict[int, list[str]] = {}
     for name in window.views:
-        if name not in rule.views:
-            continue
+        literals = window.literals(name, quoted=False)
+        if literals is None:  # exhaustive: every row that reads the view
+            rows = [row for row, _, _ in plan.readers[scope, name]]
+        else:
+            rows = plan.possible(scope, name, literals.numbers)
+        for row in rows:
+            names.setdefault(row, []).append(name)
+    for row in plan.unquoted[scope]:  # a text of their own: :func:`_find` reads its literals
+        names[row] = [name for name in window.views if name in RULES[row].views]
+    return sorted(names.items())
+
+
+def _parts(
+    rest: Sequence[re.Pattern[str]], text: str, clause: tuple[int, int]
+) -> list[re.Match[str]] | None:
+    """Where each regex of ``rest`` first matches in the clause, or None if one does not."""
+    found = []
+    for part in rest:
+        match = part.search(text, clause[0], clause[1])
+        if match is None:
+            return None
+        found.append(match)
+    return found
+
+
+def _find(rule: Rule, row: int, window: _Text, names: list[str]) -> tuple[str, int, int] | None:
+    """The view and span of the first match of ``rule`` (RULES[row]) in the views ``names``,
+    or None. A view that lacks the literals the rule needs is not searched."""
+    needs = _plan().needs[row]
+    quoted = _reads_unquoted(rule)
+    for name in names:
         literals = window.literals(name, quoted=quoted)
-        if literals is not None and not literals.possible(row):
+        if quoted and literals is not None and not literals.possible(row):
             continue
         if isinstance(rule, ClauseRule):
-            span = _match_clause(rule, window, name, needs, literals)
+            span = _match_clause(rule, row, window, name, needs, literals)
         else:
             if literals is not None and not literals.holds(needs[0]):
                 continue
             text = window.unquoted(name) if rule.skip_inline_code else window.views[name].text
-            if rule.gate is not None and rule.gate.search(text) is None:
+            index = _grams(literals, text)
+            regex_starts, gate_starts = _plan().begins[row]
+            if rule.gate is not None and _search(rule.gate, gate_starts, text, index) is None:
                 continue
-            span = _match_pattern(rule, text, window, name)
+            span = _match_pattern(rule, regex_starts or _ANYWHERE, text, index, window, name)
         if span is not None:
             return name, span[0], span[1]
     return None
@@ -229,10 +374,9 @@ def _find(rule: Rule, row: int, window: _Text) -> tuple[str, int, int] | None:
 def _window_findings(
     window: _Text, scope: Scope, depth: int, exhaustive: bool
 ) -> Iterator[Finding]:
-    for row, rule in enumerate(RULES):
-        if scope not in rule.scopes:
-            continue
-        found = _find(rule, row, window)
+    for row, names in _tries(window, scope):
+        rule = RULES[row]
+        found = _find(rule, row, window, names)
         if found is None:
             continue
         name, start, end = found
@@ -294,17 +438,34 @@ def screen_text(
 ) -> list[Finding]:
     """Every finding for ``text`` in ``scope``, one per rule id, in layer order.
 
-    ``exhaustive`` runs every regex, ignoring the literal prefilters: the same findings,
-    slower (the tests check that they are the same)."""
+    ``exhaustive`` runs every regex on every view, ignoring the literal prefilters and the
+    views that repeat another: the same findings, slower (the tests check that they are the
+    same)."""
     found: dict[str, Finding] = {}
     for raw, offset in _windows(text):
         base = base_view(raw)
-        views = {"base": base, **{v.name: v for v in extra_views(base)}}
+        views = {"base": base}
+        for view in extra_views(base):
+            if exhaustive or not _repeats(view, views):
+                views[view.name] = view
         window = _Text(raw, offset, views, exhaustive=exhaustive)
         for finding in _window_findings(window, scope, depth, exhaustive):
             if finding.pattern_id not in found and not _covered(finding, found.values()):
                 found[finding.pattern_id] = finding
     return list(found.values())
+
+
+def _repeats(view: View, earlier: dict[str, View]) -> bool:
+    """True if ``view`` is an earlier view over again, read first by every rule that reads it:
+    the two leet readings are one when no "1" in a word was read as a letter. A rule that
+    finds nothing in the earlier one finds nothing in it either (what a rule finds depends on
+    the text alone), and one that finds something is reported from the earlier one."""
+    return any(
+        other.text == view.text
+        and other.origin == view.origin
+        and (other.name, view.name) in _plan().shadows
+        for other in earlier.values()
+    )
 
 
 def _covered(finding: Finding, earlier: Iterable[Finding]) -> bool:

@@ -1,0 +1,512 @@
+"""Where the matches of a regex can begin, read from its syntax tree, so it is tried only there.
+
+``regex.finditer(text)`` tries the regex at every position: for the screen's big
+case-insensitive alternations, a few hundred microseconds on a 2 KB entry each, nearly all of
+it where no match can begin. :func:`starts` reads a compiled regex's syntax tree and says
+where one can:
+
+- ``strings``: a match begins with one of these (folded, see :func:`.prefilter.fold`, cut to
+  :data:`.grams.WIDTH` characters): "\\b(?:ignore|disregard)\\s+" begins with "ign" or "dis";
+- ``lines``: or where a line begins ("^", the regexes are MULTILINE), on a line that holds
+  what follows: "^(?=[^\\n]*?\\bcurl)" needs "cur" on the line, with no line break between;
+- ``line_bound``: no match crosses a line break, nor looks across one, so each line can be
+  searched on its own (``within_line``: the lines that can hold a match).
+
+:func:`matches` yields exactly what ``regex.finditer(text)`` would, trying the regex only at
+those positions (``regex.match(text, p)`` reads the text before ``p`` as a search does, for
+lookbehinds, ``^`` and ``\\b``) or on those lines. A position is left out only when the text
+cannot hold what every match there begins with, so nothing is missed; the tests compare the
+two over the whole corpus.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from kenning.safety import grams
+from kenning.safety.prefilter import fold
+
+__all__ = ["LineAll", "LineAny", "Starts", "candidates", "matches", "starts"]
+
+MAX_STRINGS: Final = 256  # strings a part may begin with before it counts as unknown
+MAX_CLASS: Final = 16  # characters of a class read as alternatives ("[ \\t]" but not "[a-z]")
+# With more candidates than this, the regex is searched from the first one instead: a call
+# per position would cost more than the search.
+MAX_CANDIDATES: Final = 160
+_W: Final = grams.WIDTH
+
+# A string a match begins with: (a word boundary before it, its characters, one after it).
+# "\\bnc\\b" begins with (True, "nc", True): "nc" not inside a word, as in "once".
+_Str = tuple[bool, str, bool]
+_Strings = frozenset[_Str]
+_EMPTY: Final[_Strings] = frozenset({(False, "", False)})  # nothing matched (yet)
+_BOUNDARY: Final[_Strings] = frozenset({(True, "", True)})  # "\\b": nothing, between words
+_ASCII_WORD: Final = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+@dataclass(frozen=True, slots=True)
+class LineAll:
+    """Every part holds on the line."""
+
+    parts: tuple[LineNeed, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LineAny:
+    """Some part holds on the line."""
+
+    parts: tuple[LineNeed, ...]
+
+
+LineNeed = grams.Query | LineAll | LineAny
+
+
+@dataclass(frozen=True, slots=True)
+class Starts:
+    """Where the matches of one regex can begin (see the module docstring)."""
+
+    strings: grams.Query | None  # with ``lines``: the only places; None and no lines: unknown
+    lines: tuple[LineNeed | None, ...]  # line starts, on lines holding the need (None: any)
+    line_bound: bool
+    within_line: LineNeed | None  # what a line holding a match holds
+    # The regex begins with a literal or a small set of characters that ``re`` itself skips
+    # to (a case-sensitive "指令|指示"): its own search is faster than finding candidates.
+    searched: bool = False
+
+    @property
+    def positions(self) -> bool:
+        """True if :func:`candidates` can list the positions."""
+        return self.strings is not None or bool(self.lines)
+
+
+_Need = _Strings | tuple[str, tuple[Any, ...]] | None  # strings, or ("all"|"any", parts)
+_Begin = tuple[_Strings, tuple[_Need, ...]]  # strings (one empty: can match nothing), lines
+_Node = tuple[Any, Any]
+
+
+def _empty(strings: _Strings) -> bool:
+    """True if one of ``strings`` has no characters: the part can match nothing."""
+    return any(not body for _, body, _ in strings)
+
+
+def _concat(a: _Str, b: _Str) -> _Str:
+    """``a`` followed by ``b``, cut to the width (a boundary is kept while it is at an end)."""
+    lead, body, tail = a
+    if len(body) >= _W:
+        return a
+    joined = body + b[1]
+    lead = lead if body else lead or b[0]
+    if len(joined) > _W:
+        return lead, joined[:_W], False
+    return lead, joined, b[2] if b[1] else tail or b[2]
+
+
+def _join(left: _Strings, right: _Strings) -> _Strings | None:
+    joined = frozenset(_concat(a, b) for a in left for b in right)
+    return joined if len(joined) <= MAX_STRINGS else None
+
+
+def _then(prefix: _Strings, begin: _Begin) -> _Begin | None:
+    """``prefix`` (strings matched exactly so far) followed by what begins with ``begin``."""
+    strings, lines = begin
+    joined = _join(prefix, strings)
+    if joined is None:
+        return None
+    if lines:  # a line start after matched text: those matches begin with the text
+        joined |= frozenset(a for a in prefix if a[1])
+    return joined, lines if _empty(prefix) else ()
+
+
+def _query(strings: _Strings) -> grams.Query:
+    """The strings for :class:`.grams.Grams`: a boundary counts next to a word character."""
+    ordered = sorted(strings, key=lambda s: (s[1], s[0], s[2]))
+    bounds = [
+        (lead and body[0] in _ASCII_WORD, tail and body[-1] in _ASCII_WORD)
+        for lead, body, tail in ordered
+    ]
+    return grams.Query([body for _, body, _ in ordered], bounds)
+
+
+def _union(parts: Sequence[_Begin | None]) -> _Begin | None:
+    if any(p is None for p in parts):
+        return None
+    strings = frozenset().union(*(p[0] for p in parts if p is not None))
+    lines = tuple(dict.fromkeys(need for p in parts if p is not None for need in p[1]))
+    return (strings, lines) if len(strings) <= MAX_STRINGS else None
+
+
+class _Reader:
+    """The analyses of one parsed regex (``c`` is ``re._constants``)."""
+
+    def __init__(self, c: Any) -> None:
+        self.c = c
+        self.zero_width = (c.AT, c.ASSERT, c.ASSERT_NOT)
+        self.repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+        self.line_starts = (c.AT_BEGINNING, c.AT_BEGINNING_STRING)
+
+    def _class(self, items: Sequence[_Node], flags: int) -> _Strings | None:
+        c = self.c
+        chars: set[str] = set()
+        for op, av in items:
+            if op is c.LITERAL:
+                chars.add(fold(chr(av)))
+            elif op is c.RANGE and av[1] - av[0] < MAX_CLASS:
+                chars.update(fold(chr(k)) for k in range(av[0], av[1] + 1))
+            elif op is c.CATEGORY and av is c.CATEGORY_DIGIT and flags & re.ASCII:
+                chars.update("0123456789")
+            else:  # a negation, a category (\w, \s), a wide range
+                return None
+        if len(chars) > MAX_CLASS:
+            return None
+        return frozenset((False, char, False) for char in chars)
+
+    def exact(self, node: _Node, flags: int, lines: bool = True) -> _Strings | None:
+        """The strings ``node`` can match, cut to the width; with ``lines``, a node with a
+        line start in it is left to :meth:`start`, which knows what one means."""
+        c = self.c
+        op, av = node
+        if op is c.LITERAL:
+            return frozenset({(False, fold(chr(av)), False)})
+        if op is c.IN:
+            return self._class(av, flags)
+        if op is c.AT and av in self.line_starts:
+            return None if lines else _EMPTY
+        if op is c.AT and av is c.AT_BOUNDARY:
+            return _BOUNDARY
+        if op in self.zero_width:
+            return _EMPTY
+        if op is c.SUBPATTERN:
+            return self.exact_all(av[3], (flags | av[1]) & ~av[2], lines)
+        if op is c.ATOMIC_GROUP:
+            return self.exact_all(av, flags, lines)
+        if op is c.BRANCH:
+            found: set[_Str] = set()
+            for alternative in av[1]:
+                strings = self.exact_all(alternative, flags, lines)
+                if strings is None:
+                    return None
+                found |= strings
+            return frozenset(found) if len(found) <= MAX_STRINGS else None
+        if op in self.repeats:
+            low, high, body = av
+            each = self.exact_all(body, flags, lines)
+            if each is None:
+                return None
+            out: set[_Str] = set(_EMPTY) if low == 0 else set()
+            run: _Strings = _EMPTY
+            for k in range(1, high + 1):
+                before = run
+                joined = _join(before, each)
+                if joined is None:
+                    return None
+                run = joined
+                if k >= low or run == before:
+                    out |= run
+                if run == before:  # cut to the width: more repeats add nothing new
+                    break
+            return frozenset(out)
+        return None  # any character, a category, a negated literal, a group reference
+
+    def exact_all(self, seq: Sequence[_Node], flags: int, lines: bool = True) -> _Strings | None:
+        strings: _Strings | None = _EMPTY
+        for node in seq:
+            each = self.exact(node, flags, lines)
+            if each is None or strings is None:
+                return None
+            strings = _join(strings, each)
+        return strings
+
+    def start(self, seq: Sequence[_Node], flags: int, lines: bool = True) -> _Begin | None:
+        """What every match of ``seq`` begins with; None: unknown. Without ``lines``, a line
+        start is read as any other zero-width node (and no line starts are returned)."""
+        c = self.c
+        prefix: _Strings = _EMPTY  # the strings matched exactly so far
+        known = (prefix, ())
+        for i, node in enumerate(seq):
+            op, av = node
+            rest = list(seq[i + 1 :])
+            if lines and op is c.AT and av in self.line_starts:
+                return _then(prefix, (frozenset(), (self.within_line(rest, flags),)))
+            each = self.exact(node, flags, lines)
+            if each is not None:
+                joined = _join(prefix, each)
+                if joined is None:
+                    break
+                prefix = joined
+                known = (prefix, ())
+                if all(len(body) >= _W for _, body, _ in prefix):
+                    return known
+                continue
+            # A group or an alternation: what follows it is read with each of its branches.
+            begin: _Begin | None
+            if op is c.SUBPATTERN and not (av[1] or av[2]):
+                begin = self.start([*av[3], *rest], flags, lines)
+            elif op is c.BRANCH:
+                begin = _union([self.start([*alt, *rest], flags, lines) for alt in av[1]])
+            elif op in (*self.repeats, c.SUBPATTERN):
+                # What a repeat (or a group with flags of its own) begins with, never what
+                # follows it; what follows begins the match when it can match nothing.
+                low, body, inner_flags = (
+                    (av[0], av[2], flags)
+                    if op in self.repeats
+                    else (1, av[3], (flags | av[1]) & ~av[2])
+                )
+                begin = self.start(body, inner_flags, lines)
+                if begin is not None and (low == 0 or _empty(begin[0])):
+                    some = frozenset(s for s in begin[0] if s[1])
+                    begin = _union([(some, begin[1]), self.start(rest, flags, lines)])
+            else:
+                begin = None
+            if begin is None:
+                break
+            return _then(prefix, begin)
+        else:
+            return known
+        return None if _empty(prefix) else (prefix, ())
+
+    def newline_free(self, node: _Node, flags: int) -> bool:
+        """True if ``node`` consumes no line break (zero-width nodes consume nothing)."""
+        c = self.c
+        op, av = node
+        if op in self.zero_width:
+            return True
+        if op is c.LITERAL:
+            return bool(av != 10)
+        if op is c.NOT_LITERAL:
+            return bool(av == 10)
+        if op is c.ANY:
+            return not flags & re.DOTALL
+        if op is c.IN:
+            return self._class_newline_free(av)
+        if op is c.SUBPATTERN:
+            return self.all_newline_free(av[3], (flags | av[1]) & ~av[2])
+        if op is c.ATOMIC_GROUP:
+            return self.all_newline_free(av, flags)
+        if op is c.BRANCH:
+            return all(self.all_newline_free(alt, flags) for alt in av[1])
+        if op in self.repeats:
+            return self.all_newline_free(av[2], flags)
+        return False
+
+    def all_newline_free(self, seq: Sequence[_Node], flags: int) -> bool:
+        return all(self.newline_free(node, flags) for node in seq)
+
+    def _class_newline_free(self, items: Sequence[_Node]) -> bool:
+        c = self.c
+        if items and items[0][0] is c.NEGATE:  # free if the class excludes the line break
+            return any(
+                (op is c.LITERAL and av == 10)
+                or (op is c.RANGE and av[0] <= 10 <= av[1])
+                or (op is c.CATEGORY and av is c.CATEGORY_SPACE)
+                for op, av in items[1:]
+            )
+        free = (c.CATEGORY_DIGIT, c.CATEGORY_WORD, c.CATEGORY_NOT_SPACE)
+        return all(
+            (op is c.LITERAL and av != 10)
+            or (op is c.RANGE and not av[0] <= 10 <= av[1])
+            or (op is c.CATEGORY and av in free)
+            for op, av in items
+        )
+
+    def line_bound(self, seq: Sequence[_Node], flags: int) -> bool:
+        """True if no match of ``seq`` consumes or looks at a line break, and its assertions
+        read the end of a line as they read the end of the text ("$" with MULTILINE)."""
+        c = self.c
+        for op, av in seq:
+            if op is c.AT:
+                if av in (c.AT_END, c.AT_END_STRING) and not (
+                    av is c.AT_END and flags & re.MULTILINE
+                ):
+                    return False
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                # A lookbehind reads the text before the start of a search as well; a
+                # lookahead must not look past the line.
+                if av[0] == 1 and not self.line_bound(av[1], flags):
+                    return False
+            elif op is c.SUBPATTERN:
+                if not self.line_bound(av[3], (flags | av[1]) & ~av[2]):
+                    return False
+            elif op is c.ATOMIC_GROUP:
+                if not self.line_bound(av, flags):
+                    return False
+            elif op is c.BRANCH:
+                if not all(self.line_bound(alt, flags) for alt in av[1]):
+                    return False
+            elif op in self.repeats:
+                if not self.line_bound(av[2], flags):
+                    return False
+            elif not self.newline_free((op, av), flags):
+                return False
+        return True
+
+    def within_line(self, seq: Sequence[_Node], flags: int) -> _Need:
+        """What the line holds from where a match of ``seq`` begins to its end."""
+        c = self.c
+        needs: list[_Need] = []
+        for i, (op, av) in enumerate(seq):
+            if op is c.ASSERT and av[0] == 1:  # a lookahead reads from here too
+                needs.append(self.within_line(av[1], flags))
+                continue
+            if op in self.zero_width:
+                continue
+            free = self.newline_free((op, av), flags)
+            alone = self.start([(op, av)], flags, lines=False)
+            if free and alone is not None and _empty(alone[0]):
+                continue  # "[ \t]*": what follows must be on the line, and is more telling
+            begin = self.start(seq[i:], flags, lines=False)
+            if begin is not None and not _empty(begin[0]):
+                needs.append(begin[0])
+                break
+            needs.append(self._within_node((op, av), flags))
+            if not free:
+                break
+            # A stretch of the line: what follows it is still on the line.
+        kept = tuple(n for n in needs if n is not None)
+        if not kept:
+            return None
+        return kept[0] if len(kept) == 1 else ("all", kept)
+
+    def _within_node(self, node: _Node, flags: int) -> _Need:
+        """What the line holds from where a match of a group or a repeat begins."""
+        c = self.c
+        op, av = node
+        if op is c.SUBPATTERN:
+            return self.within_line(av[3], (flags | av[1]) & ~av[2])
+        if op is c.ATOMIC_GROUP:
+            return self.within_line(av, flags)
+        if op is c.BRANCH:
+            parts = [self.within_line(alt, flags) for alt in av[1]]
+            return None if None in parts else ("any", tuple(parts))
+        if op in self.repeats and av[0] >= 1:
+            return self.within_line(av[2], flags)
+        return None
+
+
+@functools.cache
+def _line_need(need: _Need) -> LineNeed | None:
+    if need is None:
+        return None
+    if isinstance(need, frozenset):
+        return _query(need)
+    kind, parts = need
+    made = tuple(p for p in map(_line_need, parts) if p is not None)
+    if not made or (kind == "any" and len(made) < len(parts)):
+        return None
+    if len(made) == 1:
+        return made[0]
+    return LineAll(made) if kind == "all" else LineAny(made)
+
+
+@functools.cache
+def _starts(source: str, flags: int) -> Starts:
+    try:
+        parser = importlib.import_module("re._parser")
+        constants = importlib.import_module("re._constants")
+        compiler = importlib.import_module("re._compiler")
+        tree = parser.parse(source, flags)
+        flags = tree.state.flags
+        searched = bool(
+            compiler._get_literal_prefix(tree, flags)[0]
+            or compiler._get_charset_prefix(tree, flags)
+        )
+    except Exception:  # a Python whose regex internals differ: run the regex everywhere
+        return Starts(None, (), False, None)
+    if searched:
+        return Starts(None, (), False, None, searched=True)
+    reader = _Reader(constants)
+    seq = list(tree)
+    begin = reader.start(seq, flags)
+    strings: grams.Query | None = None
+    lines: tuple[LineNeed | None, ...] = ()
+    if begin is not None and not _empty(begin[0]):
+        strings = _query(begin[0])
+        lines = tuple(_line_need(need) for need in begin[1])
+    within = _line_need(reader.within_line(seq, flags))
+    return Starts(strings, lines, reader.line_bound(seq, flags), within)
+
+
+def starts(regex: re.Pattern[str]) -> Starts:
+    """Where the matches of ``regex`` can begin (see the module docstring)."""
+    return _starts(regex.pattern, regex.flags)
+
+
+# ---- trying a regex only where it can match -------------------------------------------------
+
+
+def _lines(need: LineNeed, index: grams.Grams) -> set[int]:
+    """The lines (numbered from 0) that can hold ``need``."""
+    if isinstance(need, grams.Query):
+        return set(grams.line_of(index.newlines, index.starts(need)).tolist())
+    found = [_lines(part, index) for part in need.parts]
+    if isinstance(need, LineAll):
+        return set.intersection(*found)
+    return set.union(*found)
+
+
+def candidates(where: Starts, index: grams.Grams) -> list[int]:
+    """The positions, ascending, at which a match can begin (``where.positions`` is True)."""
+    found = index.starts(where.strings) if where.strings is not None else []
+    if not where.lines:
+        return found
+    if None in where.lines:
+        lines: Iterable[int] = range(len(index.newlines) + 1)
+    else:
+        lines = set().union(*(_lines(need, index) for need in where.lines if need is not None))
+    ends = index.newlines.tolist()
+    at = [0 if line == 0 else ends[line - 1] + 1 for line in lines]
+    return sorted({*found, *at}) if found else sorted(at)
+
+
+def matches(
+    regex: re.Pattern[str], text: str, where: Starts, index: grams.Grams | None
+) -> Iterator[re.Match[str]]:
+    """What ``regex.finditer(text)`` yields, in order, trying ``regex`` only where ``where``
+    says a match can begin in the text ``index`` was made of (everywhere when it is None)."""
+    if index is None:
+        yield from regex.finditer(text)
+        return
+    if where.positions:
+        at = candidates(where, index)
+        if len(at) <= MAX_CANDIDATES:
+            yield from _at(regex, text, at)
+            return
+        if not (where.line_bound and where.within_line is not None):
+            yield from regex.finditer(text, at[0])  # no match begins before the first
+            return
+    if where.within_line is None:
+        yield from regex.finditer(text)
+        return
+    lines = sorted(_lines(where.within_line, index))
+    if not where.line_bound:
+        if lines:  # no match begins on an earlier line: finditer from here finds the same
+            first = 0 if lines[0] == 0 else int(index.newlines[lines[0] - 1]) + 1
+            yield from regex.finditer(text, first)
+        return
+    ends = index.newlines.tolist()
+    for line in lines:
+        start = 0 if line == 0 else ends[line - 1] + 1
+        end = ends[line] if line < len(ends) else len(text)
+        yield from regex.finditer(text, start, end)
+
+
+def _at(regex: re.Pattern[str], text: str, at: Sequence[int]) -> Iterator[re.Match[str]]:
+    end = 0
+    for position in at:
+        if position < end:
+            continue  # inside the last match: finditer does not look there either
+        found = regex.match(text, position)
+        if found is None:
+            continue
+        if found.end() == found.start():  # an empty match: finditer's own rules from here
+            rest = regex.finditer(text, position)
+            next(rest)
+            yield found
+            yield from rest
+            return
+        yield found
+        end = found.end()
