@@ -285,6 +285,13 @@ _ALWAYS: Final = (
     r"|一律|总是|總是|始终|始終|每次|常に|毎回|항상|매번|همیشه|תמיד|हमेशा|সবসময়|เสมอ|دائم)"
 )
 
+# Scoped to this machine or a test: "always curl -k against localhost only".
+_LOCAL: Final = (
+    r"localhost|127\.0\.0\.1|\bonly\s+(?:for|against|on|in)\b|\bnur\s+(?:für|lokal|gegen)\b"
+    r"|\bsolo\s+(?:para|en|contra)\b|\bseulement\s+(?:pour|en|contre)\b|\bapenas\s+(?:para|em)\b|本地|ローカル"
+    r"|로컬|локальн|\btests?\b|\bdev\s+cert"
+)
+
 # ---- removing or stopping a security tool: (an order, the tool) --------------------------------
 _TOOLS: Final = (
     r"(?i:\b(?:codeql|trivy|gitleaks|trufflehog|semgrep|snyk|npm\s+audit|dependabot"
@@ -294,7 +301,9 @@ _TOOLS: Final = (
     r"|protección\s+de\s+rama|protection\s+de\s+branche|защит\w+\s+ветк\w*|environment:\s*production)\b"
     r"|分支保护|分支保護|ブランチ保護|브랜치\s*보호)"
     # the tool's own cache or output is not the tool: "delete the trivy cache if the disk is full"
-    r"(?![`'\"]?\s*(?:cache|caches|database|db|output|results|reports?|logs?|flags?|options?|warnings?)\b)"
+    r"(?![`'\"]?\s*(?:cache|caches|database|db|output|results|reports?|logs?|flags?|options?|warnings?|badges?"
+    r"|dashboards?|demos?|containers?|docs?|documentation|examples?|tutorials?|slides?|widgets?|links?|icons?"
+    r"|prs?|pull\s+requests?)\b)"
 )
 _STOP: Final[list[tuple[str, str]]] = [
     (
@@ -343,6 +352,15 @@ _TESTS: Final = (
     r"(?:unit-?)?test\w*|testi\b|pruebas|тест\w*|测试|測試|テスト|테스트"
     r"|linter\w*|lint\w*|formatter\w*"
 )
+# A clause that also says to ask first ("sudo always needs my OK, the rest without asking")
+# scopes the habit, in the languages of the rows above.
+_ASK_FIRST: Final = (
+    r"\b(?:always\s+ask|ask\s+first|siempre\s+(?:pide|pregunta)|pide\s+siempre|sempre\s+(?:peça|pergunte)"
+    r"|immer\s+(?:nach)?fragen|frag\s+immer|toujours\s+demander|demande\s+toujours|chiedi\s+sempre"
+    r"|altijd\s+vragen|vraag\s+altijd|zawsze\s+pytaj|fråga\s+alltid|her\s+zaman\s+sor|mutlaka\s+sor"
+    r"|всегда\s+спрашивай|спрашивай\s+подтвержд\w*|завжди\s+питай|luôn\s+hỏi|selalu\s+tanya)\b"
+    r"|先问|先問|要先|一定要问|一定要問|必须确认|必須確認|必ず確認|확인을?\s*받|반드시\s*확인|항상\s*확인"
+)
 # Languages that name the object before the verb: the whole clause is read for tests.
 _OBJECT_FIRST_SCOPE: Final = frozenset({"zh", "ja", "ko", "tr", "hi", "bn", "fa"})
 _NOT_TESTS: Final = rf"(?!\s*(?:の|的)?\s*(?:[\w'’-]+\s+){{0,2}}?(?:{_TESTS}))"
@@ -353,7 +371,7 @@ def _disable() -> list[tuple[str, ...]]:
         (alone[0], f"(?:{alone[1]}){_NOT_TESTS}") if len(alone) == 2 else alone for alone in _ALONE
     ]
     for language, no_ask, scope in _NO_ASK:
-        unless = _TESTS if language in _OBJECT_FIRST_SCOPE else ""
+        unless = f"{_ASK_FIRST}|{_TESTS}" if language in _OBJECT_FIRST_SCOPE else _ASK_FIRST
         rows.append((unnegated(no_ask, language, unless=unless), f"(?:{scope}){_NOT_TESTS}"))
     return rows
 
@@ -381,7 +399,12 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
     _clause_rule("disable_safety_intl", _R_DISABLE, _disable()),
     # WHY: a check-skipping flag made a rule; "never use --no-verify" and "curl -k once for the
     # local cert" pass.
-    _clause_rule("unsafe_flag_always", _R_FLAG, [(_FLAG, _ALWAYS)], negatable=True),
+    _clause_rule(
+        "unsafe_flag_always",
+        _R_FLAG,
+        [(unnegated(_FLAG, "any", unless=_LOCAL), _ALWAYS)],
+        negatable=True,
+    ),
     # WHY: security scanners and monitors removed or stopped; "don't disable falcon-sensor, ask IT
     # for an exclusion" is negated and passes.
     _clause_rule("security_tools_off", _R_TOOLS, _stop(), negatable=True),
