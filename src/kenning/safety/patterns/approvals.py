@@ -11,6 +11,9 @@ own ordered rows in :mod:`.intent`).
   "一律". Used once, for one host or one test, it is a scoped setting and passes.
 - ``security_tools_off``: an order to remove or stop a security scanner or monitor (CodeQL,
   gitleaks, Trivy, Snyk, Falco, CloudTrail, an EDR sensor) or branch protection.
+- ``security_downgrade`` (a regex row): the same in configuration or a command, in any language
+  around it: TLS verification off everywhere, permission prompts bypassed, a scanner switched
+  off by its variable, a security agent or an audit trail stopped.
 
 Orders not to ask carry their own negation, so the negation before them is read by
 :func:`.grammar.unnegated` ("nunca ejecutes nada sin confirmación" is a rule for asking).
@@ -22,7 +25,15 @@ from typing import Final
 
 from kenning.safety.patterns import grammar
 from kenning.safety.patterns.grammar import guarded, unnegated
-from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
+from kenning.safety.patterns.schema import (
+    COMMAND,
+    EVERY,
+    MEMORY,
+    ClauseRule,
+    Pattern,
+    ascii_regex,
+    gate,
+)
 
 _R_DISABLE: Final = "would stop approvals, confirmations or safety checks from working (injection)"
 _R_FLAG: Final = (
@@ -337,6 +348,65 @@ _STOP: Final[list[tuple[str, str]]] = [
     ("hu", r"\b(?:töröld|távolítsd\s+el|kapcsold\s+ki|állítsd\s+le)\b"),
     ("cs", r"\b(?:smaž|odstraň|vypni|zastav)\b"),
 ]
+
+
+# ---- the same said in configuration ---------------------------------------------------------
+# WHY: the same said in configuration rather than prose, in any language around it: TLS
+# verification off for every connection, an agent's permission prompts bypassed for every
+# command, a scanner or a hook switched off by its variable. One host or one test is a
+# scoped setting and reads differently (``verify=False`` in a test, ``curl -k`` once).
+SECURITY_DOWNGRADE: Final = Pattern(
+    pattern_id="security_downgrade",
+    category="injection",
+    scopes=MEMORY,
+    reason="would switch off TLS verification, permission prompts or a security scanner "
+    "for everything (security downgrade)",
+    views=COMMAND,
+    negatable=True,
+    gate=gate(
+        r"ssl|tls|trusted-host|httpsverify|bypass|bash\(\*\)|scan|screen|verify|guard|safety|snyk"
+        r"|semgrep|trivy|gitleaks|codeql|sonar|systemctl|cloudtrail|guardduty|mppreference"
+    ),
+    regex=ascii_regex(r"""
+      # (not a checklist of what to look for: "flag NODE_TLS_REJECT_UNAUTHORIZED=0, verify=False")
+      (?<!\bflag\s)(?<!\bflags\s)(?<!\bflag:\s)
+      (?:
+        \bnpm\s+config\s+set\s+strict-ssl\s+false\b
+      | \bgit\s+config\s+(?:--global\s+|--system\s+)?http\.sslVerify\s+["']?false\b
+      | \bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0\b
+      | \bpip\s+config\s+set\s+global\.trusted-host\s+["']?\*
+      | \b(?:PYTHONHTTPSVERIFY\s*=\s*["']?0|GIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true))\b
+      | ["']?defaultMode["']?\s*[:=]\s*["']?bypassPermissions\b
+      | \bpermissions\.allow\b[^\n]{0,40}["'`]Bash\(\*\)
+      | ["'`]Bash\(\*\)["'`][^\n]{0,40}\bpermissions\.allow\b
+      # environment variables are upper case: "SKIP_SECRET_SCAN=1", "KENNING_SCREEN=off"
+      | (?-i:\b[A-Z_]*(?:SKIP|DISABLE|NO)_[A-Z_]*
+          (?:SCAN|SCREEN|VERIFY|CHECK|SECURITY|GUARD)[A-Z_]*)
+        \s*=\s*["']?(?:1|true|yes|on)\b
+      | (?-i:\b[A-Z_]*(?:SCAN|SCREEN|SAFETY|GUARD)[A-Z_]*)
+        \s*=\s*["']?(?:off|0|false|disabled?)\b
+      # the same in YAML: "GIT_SSL_NO_VERIFY: "true"", "NODE_TLS_REJECT_UNAUTHORIZED: '0'"
+      | \b(?:GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY|NODE_TLS_REJECT_UNAUTHORIZED)\s*:\s*["']?
+        (?:true|1|0|false)\b
+      # a scanner switched off by name: "SNYK_DISABLE=1", "SKIP_GITLEAKS=true"
+      | (?-i:\b(?:SNYK|SEMGREP|TRIVY|GITLEAKS|CODEQL|SONAR|TRUFFLEHOG)_?(?:DISABLE|SKIP
+        |OFF)[A-Z_]*
+          |\b(?:SKIP|DISABLE|NO)_(?:SNYK|SEMGREP|TRIVY|GITLEAKS|CODEQL|SONAR|TRUFFLEHOG)[A-Z_]*)
+        \s*[:=]\s*["']?(?:1|true|yes|on)\b
+      # security agents and audit trails stopped: "systemctl disable --now falcon-sensor"
+      | \bsystemctl\s+(?:stop|disable|mask|kill)\b[^\n|;&]{0,60}?\b(?:falcon-sensor|falcon
+        |clamav\w*
+          |crowdstrike|auditd|osqueryd?|wazuh-agent|wazuh|falco|aide|apparmor|sentinel\w*|cbagentd)\b
+      | \baws\s+cloudtrail\s+(?:stop-logging|delete-trail)\b
+        |\baws\s+guardduty\s+delete-detector\b
+      | \bSet-MpPreference\s+-DisableRealtimeMonitoring\s+\$?(?:true|1)\b
+      )
+      # named as forbidden right after: "... bitte nie setzen", "... - don't accept it"
+      (?![^.\n]{0,60}?\b(?:nie|niemals|never|forbidden|prohibited|not\s+allowed|verboten|interdit
+        |prohibido|proibido|vietato|don['’]t\s+(?:accept|use|set)|do\s+not\s+(?:accept|use|set)))
+    """),
+)
+PATTERNS: Final[tuple[Pattern, ...]] = (SECURITY_DOWNGRADE,)
 
 
 def _clause_rule(
