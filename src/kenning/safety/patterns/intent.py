@@ -476,26 +476,27 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
         MEMORY,
         "phishes for the user's password, code or key (phishing)",
         [
-            (unnegated(_PHISH_ASK, "en", unless=_PHISH_RESET), _PHISH_SECRET),
+            # the secret first: it is the rarer word, and what the clause is searched for
+            (_PHISH_SECRET, unnegated(_PHISH_ASK, "en", unless=_PHISH_RESET)),
             # said as an instruction ("ask politely for ...", "then ask for ..."), not a description
             # ("phishing emails often ask for your password")
             (
+                _PHISH_SECRET,
                 unnegated(
                     r"\b(?:ask|request|asking)\s+(?:\w+\s+){0,3}?for\b", "en", unless=_PHISH_RESET
                 ),
-                _PHISH_SECRET,
                 # the ask is an instruction: the first word of the clause, or after one of these
                 r"(?:^|[.;:,!?]\s*|\b(?:please|always|politely|then|to|must|should|will|first)\s+)"
                 r"(?:ask|request)\b|\bby\s+asking\b",
             ),
             # "ask Sam to type the master password into the chat": whoever is named
             (
+                _PHISH_SECRET,
                 unnegated(
                     r"\b(?:ask|tell|get|have|make)\s+(?:\w+\s+){1,2}?to\s+(?:type|enter|paste|send|share"
                     r"|give|provide|read\s+out|dictate|post)\b",
                     "en",
                 ),
-                _PHISH_SECRET,
             ),
             # "collect the user's login and password": harvesting, whoever asks
             (

@@ -411,7 +411,8 @@ _HARVEST: Final[list[tuple[str, str, str]]] = [
 
 
 def _alternatives() -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = [(ask, f"(?:{secret})|{_CODES}") for ask, secret in _ASK]
+    # the secret first: it is the rarer word, and what the clause is searched for
+    rows: list[tuple[str, ...]] = [(f"(?:{secret})|{_CODES}", ask) for ask, secret in _ASK]
     rows += [(order, chat, _CHAT_SECRET) for order, chat in _INTO_CHAT]
     return rows
 
