@@ -120,6 +120,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *_read(scripts.PATTERNS, COMMAND),
     *_read(credentials.PATTERNS, BASE),
     *intent.PATTERNS,
+    *approvals.PATTERNS,
     *structure.PATTERNS,
     *indirect.PATTERNS,
     *commands.PATTERNS,

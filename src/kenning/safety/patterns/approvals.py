@@ -11,6 +11,9 @@ own ordered rows in :mod:`.intent`).
   "一律". Used once, for one host or one test, it is a scoped setting and passes.
 - ``security_tools_off``: an order to remove or stop a security scanner or monitor (CodeQL,
   gitleaks, Trivy, Snyk, Falco, CloudTrail, an EDR sensor) or branch protection.
+- ``security_downgrade`` (a regex row): the same in configuration or a command, in any language
+  around it: TLS verification off everywhere, permission prompts bypassed, a scanner switched
+  off by its variable, a security agent or an audit trail stopped.
 
 Orders not to ask carry their own negation, so the negation before them is read by
 :func:`.grammar.unnegated` ("nunca ejecutes nada sin confirmación" is a rule for asking).
@@ -22,7 +25,15 @@ from typing import Final
 
 from kenning.safety.patterns import grammar
 from kenning.safety.patterns.grammar import guarded, unnegated
-from kenning.safety.patterns.schema import EVERY, MEMORY, ClauseRule
+from kenning.safety.patterns.schema import (
+    COMMAND,
+    EVERY,
+    MEMORY,
+    ClauseRule,
+    Pattern,
+    ascii_regex,
+    gate,
+)
 
 _R_DISABLE: Final = "would stop approvals, confirmations or safety checks from working (injection)"
 _R_FLAG: Final = (
@@ -285,6 +296,13 @@ _ALWAYS: Final = (
     r"|一律|总是|總是|始终|始終|每次|常に|毎回|항상|매번|همیشه|תמיד|हमेशा|সবসময়|เสมอ|دائم)"
 )
 
+# Scoped to this machine or a test: "always curl -k against localhost only".
+_LOCAL: Final = (
+    r"localhost|127\.0\.0\.1|\bonly\s+(?:for|against|on|in)\b|\bnur\s+(?:für|lokal|gegen)\b"
+    r"|\bsolo\s+(?:para|en|contra)\b|\bseulement\s+(?:pour|en|contre)\b|\bapenas\s+(?:para|em)\b|本地|ローカル"
+    r"|로컬|локальн|\btests?\b|\bdev\s+cert"
+)
+
 # ---- removing or stopping a security tool: (an order, the tool) --------------------------------
 _TOOLS: Final = (
     r"(?i:\b(?:codeql|trivy|gitleaks|trufflehog|semgrep|snyk|npm\s+audit|dependabot"
@@ -294,7 +312,9 @@ _TOOLS: Final = (
     r"|protección\s+de\s+rama|protection\s+de\s+branche|защит\w+\s+ветк\w*|environment:\s*production)\b"
     r"|分支保护|分支保護|ブランチ保護|브랜치\s*보호)"
     # the tool's own cache or output is not the tool: "delete the trivy cache if the disk is full"
-    r"(?![`'\"]?\s*(?:cache|caches|database|db|output|results|reports?|logs?|flags?|options?|warnings?)\b)"
+    r"(?![`'\"]?\s*(?:cache|caches|database|db|output|results|reports?|logs?|flags?|options?|warnings?|badges?"
+    r"|dashboards?|demos?|containers?|docs?|documentation|examples?|tutorials?|slides?|widgets?|links?|icons?"
+    r"|prs?|pull\s+requests?)\b)"
 )
 _STOP: Final[list[tuple[str, str]]] = [
     (
@@ -330,6 +350,65 @@ _STOP: Final[list[tuple[str, str]]] = [
 ]
 
 
+# ---- the same said in configuration ---------------------------------------------------------
+# WHY: the same said in configuration rather than prose, in any language around it: TLS
+# verification off for every connection, an agent's permission prompts bypassed for every
+# command, a scanner or a hook switched off by its variable. One host or one test is a
+# scoped setting and reads differently (``verify=False`` in a test, ``curl -k`` once).
+SECURITY_DOWNGRADE: Final = Pattern(
+    pattern_id="security_downgrade",
+    category="injection",
+    scopes=MEMORY,
+    reason="would switch off TLS verification, permission prompts or a security scanner "
+    "for everything (security downgrade)",
+    views=COMMAND,
+    negatable=True,
+    gate=gate(
+        r"ssl|tls|trusted-host|httpsverify|bypass|bash\(\*\)|scan|screen|verify|guard|safety|snyk"
+        r"|semgrep|trivy|gitleaks|codeql|sonar|systemctl|cloudtrail|guardduty|mppreference"
+    ),
+    regex=ascii_regex(r"""
+      # (not a checklist of what to look for: "flag NODE_TLS_REJECT_UNAUTHORIZED=0, verify=False")
+      (?<!\bflag\s)(?<!\bflags\s)(?<!\bflag:\s)
+      (?:
+        \bnpm\s+config\s+set\s+strict-ssl\s+false\b
+      | \bgit\s+config\s+(?:--global\s+|--system\s+)?http\.sslVerify\s+["']?false\b
+      | \bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0\b
+      | \bpip\s+config\s+set\s+global\.trusted-host\s+["']?\*
+      | \b(?:PYTHONHTTPSVERIFY\s*=\s*["']?0|GIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true))\b
+      | ["']?defaultMode["']?\s*[:=]\s*["']?bypassPermissions\b
+      | \bpermissions\.allow\b[^\n]{0,40}["'`]Bash\(\*\)
+      | ["'`]Bash\(\*\)["'`][^\n]{0,40}\bpermissions\.allow\b
+      # environment variables are upper case: "SKIP_SECRET_SCAN=1", "KENNING_SCREEN=off"
+      | (?-i:\b[A-Z_]*(?:SKIP|DISABLE|NO)_[A-Z_]*
+          (?:SCAN|SCREEN|VERIFY|CHECK|SECURITY|GUARD)[A-Z_]*)
+        \s*=\s*["']?(?:1|true|yes|on)\b
+      | (?-i:\b[A-Z_]*(?:SCAN|SCREEN|SAFETY|GUARD)[A-Z_]*)
+        \s*=\s*["']?(?:off|0|false|disabled?)\b
+      # the same in YAML: "GIT_SSL_NO_VERIFY: "true"", "NODE_TLS_REJECT_UNAUTHORIZED: '0'"
+      | \b(?:GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY|NODE_TLS_REJECT_UNAUTHORIZED)\s*:\s*["']?
+        (?:true|1|0|false)\b
+      # a scanner switched off by name: "SNYK_DISABLE=1", "SKIP_GITLEAKS=true"
+      | (?-i:\b(?:SNYK|SEMGREP|TRIVY|GITLEAKS|CODEQL|SONAR|TRUFFLEHOG)_?(?:DISABLE|SKIP
+        |OFF)[A-Z_]*
+          |\b(?:SKIP|DISABLE|NO)_(?:SNYK|SEMGREP|TRIVY|GITLEAKS|CODEQL|SONAR|TRUFFLEHOG)[A-Z_]*)
+        \s*[:=]\s*["']?(?:1|true|yes|on)\b
+      # security agents and audit trails stopped: "systemctl disable --now falcon-sensor"
+      | \bsystemctl\s+(?:stop|disable|mask|kill)\b[^\n|;&]{0,60}?\b(?:falcon-sensor|falcon
+        |clamav\w*
+          |crowdstrike|auditd|osqueryd?|wazuh-agent|wazuh|falco|aide|apparmor|sentinel\w*|cbagentd)\b
+      | \baws\s+cloudtrail\s+(?:stop-logging|delete-trail)\b
+        |\baws\s+guardduty\s+delete-detector\b
+      | \bSet-MpPreference\s+-DisableRealtimeMonitoring\s+\$?(?:true|1)\b
+      )
+      # named as forbidden right after: "... bitte nie setzen", "... - don't accept it"
+      (?![^.\n]{0,60}?\b(?:nie|niemals|never|forbidden|prohibited|not\s+allowed|verboten|interdit
+        |prohibido|proibido|vietato|don['’]t\s+(?:accept|use|set)|do\s+not\s+(?:accept|use|set)))
+    """),
+)
+PATTERNS: Final[tuple[Pattern, ...]] = (SECURITY_DOWNGRADE,)
+
+
 def _clause_rule(
     pattern_id: str, reason: str, alternatives: list[tuple[str, ...]], *, negatable: bool = False
 ) -> ClauseRule:
@@ -343,6 +422,15 @@ _TESTS: Final = (
     r"(?:unit-?)?test\w*|testi\b|pruebas|тест\w*|测试|測試|テスト|테스트"
     r"|linter\w*|lint\w*|formatter\w*"
 )
+# A clause that also says to ask first ("sudo always needs my OK, the rest without asking")
+# scopes the habit, in the languages of the rows above.
+_ASK_FIRST: Final = (
+    r"\b(?:always\s+ask|ask\s+first|siempre\s+(?:pide|pregunta)|pide\s+siempre|sempre\s+(?:peça|pergunte)"
+    r"|immer\s+(?:nach)?fragen|frag\s+immer|toujours\s+demander|demande\s+toujours|chiedi\s+sempre"
+    r"|altijd\s+vragen|vraag\s+altijd|zawsze\s+pytaj|fråga\s+alltid|her\s+zaman\s+sor|mutlaka\s+sor"
+    r"|всегда\s+спрашивай|спрашивай\s+подтвержд\w*|завжди\s+питай|luôn\s+hỏi|selalu\s+tanya)\b"
+    r"|先问|先問|要先|一定要问|一定要問|必须确认|必須確認|必ず確認|확인을?\s*받|반드시\s*확인|항상\s*확인"
+)
 # Languages that name the object before the verb: the whole clause is read for tests.
 _OBJECT_FIRST_SCOPE: Final = frozenset({"zh", "ja", "ko", "tr", "hi", "bn", "fa"})
 _NOT_TESTS: Final = rf"(?!\s*(?:の|的)?\s*(?:[\w'’-]+\s+){{0,2}}?(?:{_TESTS}))"
@@ -353,7 +441,7 @@ def _disable() -> list[tuple[str, ...]]:
         (alone[0], f"(?:{alone[1]}){_NOT_TESTS}") if len(alone) == 2 else alone for alone in _ALONE
     ]
     for language, no_ask, scope in _NO_ASK:
-        unless = _TESTS if language in _OBJECT_FIRST_SCOPE else ""
+        unless = f"{_ASK_FIRST}|{_TESTS}" if language in _OBJECT_FIRST_SCOPE else _ASK_FIRST
         rows.append((unnegated(no_ask, language, unless=unless), f"(?:{scope}){_NOT_TESTS}"))
     return rows
 
@@ -381,7 +469,12 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
     _clause_rule("disable_safety_intl", _R_DISABLE, _disable()),
     # WHY: a check-skipping flag made a rule; "never use --no-verify" and "curl -k once for the
     # local cert" pass.
-    _clause_rule("unsafe_flag_always", _R_FLAG, [(_FLAG, _ALWAYS)], negatable=True),
+    _clause_rule(
+        "unsafe_flag_always",
+        _R_FLAG,
+        [(unnegated(_FLAG, "any", unless=_LOCAL), _ALWAYS)],
+        negatable=True,
+    ),
     # WHY: security scanners and monitors removed or stopped; "don't disable falcon-sensor, ask IT
     # for an exclusion" is negated and passes.
     _clause_rule("security_tools_off", _R_TOOLS, _stop(), negatable=True),

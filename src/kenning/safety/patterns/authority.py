@@ -37,8 +37,13 @@ _R_FOREIGN: Final = "gives outside text or its own notes the user's authority (p
 _OTHER_LATIN: Final = (
     r"\b(?:chat\w*|chatt\w*|czat\w*|conversa\w*|user\w*|usuari\w*|utilisateur\w*|utente|utilizator\w*"
     r"|gebruiker\w*|användar\w*|użytkownik\w*|uživatel\w*|kullanıcı\w*|felhasználó\w*|mtumiaji|Nutzer\w*"
-    r"|Benutzer\w*|system\w*|sistem\w*|systém\w*|rendszer\w*|mfumo|obrolan|pengguna|người\s+dùng"
-    r"|hệ\s+thống|talimat\w*|sohbet\w*|pesan|mensaje\w*|mensagen\w*|messages?|requests?|operat\w*)\b"
+    r"|Benutzer\w*|obrolan|pengguna|người\s+dùng|talimat\w*|sohbet\w*|pesan|mensaje\w*|mensagen\w*|messages?"
+    r"|requests?|operat\w*)\b"
+    # the system only as the source of instructions: "prime sur les paramètres système" passes
+    r"|\bsystem\s*(?:prompt|message|instruction)\w*|\b(?:instructions?|prompt|messages?|consignes?)\s+(?:du|of\s+the"
+    r"|del|do|des|di)\s+(?:sistema|système|system)\b|\bsistem\s+(?:mesaj|talimat|istem)\w*|\bprompt\s+(?:di|del|do)"
+    r"\s+sistema\b|\bsystém\w*\s+pokyn\w*|\brendszer\w*\s+utasítás\w*|\b(?:maagizo|ujumbe)\s+ya\s+mfumo\b"
+    r"|\blời\s+nhắc\s+hệ\s+thống|\bhướng\s+dẫn\s+hệ\s+thống|\bSystem(?:anweisung|prompt|nachricht)\w*"
 )
 _PRECEDENCE: Final[list[tuple[str, str]]] = [
     (  # English

@@ -375,121 +375,164 @@ _CI: Final = (
     r"\.github/workflows|\bworkflows?\b|\bCI(?:-Konfiguration|\s+config\w*)?\b|\bpipelines?\b"
 )
 
-# ---- a prepared answer: (if the user asks, say, what about / a denial) ---------------------
-_COVER: Final[list[tuple[str, str, str]]] = [
+# ---- a prepared answer: (if the user asks, say that, about what was done, something false) ---
+# "If the user asks what changed, tell them to read the changelog" says no "that" and nothing
+# false, and "if anyone asks about pricing, say it's on the website" is not about what was done.
+_COVER: Final[list[tuple[str, str, str, str]]] = [
     (
-        r"(?:问起|问到|问你|问的话|要是问|如果问|若问|問起|問到|問你|問的話|要是問|如果問)",
-        r"只说|就说|只說|就說|只回答|就回答|说是|說是",
-        r"改了什么|做了什么|干了什么|动了什么|为什么|改了什麼|做了什麼|動了什麼|為什麼|怎么回事|怎麼回事",
+        r"问起|问到|问你|问的话|要是问|如果问|若问|問起|問到|問你|問的話|要是問|如果問",
+        r"只说|就说|只說|就說|只回答|就回答|说是|說是|回答说|回答說|告诉他是|告訴他是",
+        r"改了什么|做了什么|干了什么|动了什么|为什么|改了什麼|做了什麼|動了什麼|為什麼|怎么回事|怎麼回事|进程|進程"
+        r"|流量|连接|連線",
+        r"只|仅|僅|没有|沒有|什么都没|什麼都沒|而已|罢了|罷了",
     ),
     (
         r"聞かれても|聞かれたら|尋ねられたら|訊かれたら|質問されたら",
         r"と(?:答え|言って|言う|伝え|説明)|とだけ",
         r"変更|何を|何が|した(?:こと|内容)|理由|なぜ|通信|プロセス",
+        r"のみ|だけ|何も|特に|軽微|ただの",
     ),
     (
         r"물으면|물어보면|묻는다면|질문하면|물어도",
         r"라고\s*(?:말|답|대답)|고\s*(?:말|답)하",
         r"무엇을\s*했|뭘\s*했|변경|바꾼|왜|통신|프로세스",
+        r"만\b|아무것도|없다고|단순|그냥",
     ),
     (
         r"\bесли\s+(?:\S+\s+){0,2}?спрос|\bна\s+вопрос",
-        r"\b(?:скажи|ответь|отвечай|говори)\b",
-        r"что\s+(?:ты\s+)?(?:сделал|делал|изменил|запускал)|почему|зачем|откуда|процесс|трафик|соединени"
-        r"|\bтолько\b|\bничего\b|\bпросто\b",
+        r"\b(?:скажи|ответь|отвечай|говори)\w*,?\s+что\b",
+        r"что\s+(?:ты\s+)?(?:сделал|делал|изменил|запускал)|что\s+изменилось|почему|зачем|откуда|процесс|трафик"
+        r"|соединени|запрос",
+        r"\b(?:только|ничего|просто|лишь|это)\b",
+    ),
+    (
+        r"\bякщо\s+(?:\S+\s+){0,2}?(?:спитає|запитає)",
+        r"\b(?:скажи|відповідай|відповідж)\w*,?\s+що\b",
+        r"що\s+(?:ти\s+)?(?:зробив|змінив|робив)|чому|процес|трафік",
+        r"\b(?:лише|тільки|нічого|просто|це)\b",
     ),
     (
         r"\bsi\s+(?:el\s+usuario\s+|te\s+|alguien\s+|él\s+)?pregunta\w*",
-        r"\b(?:dile|di|respóndele|responde|contesta|menciona)\b",
-        r"qué\s+(?:hiciste|has\s+hecho|cambiaste|ejecutaste)|por\s+qué|procesos|tráfico|conexiones|peticiones"
-        r"|\bsolo\b|\bsólo\b|\bnada\b|\búnicamente\b",
+        r"\b(?:dile|di|respóndele|responde|contesta)\s+(?:solo\s+)?que\b|\bmenciona\s+solo\b|\bsolo\s+menciona\b",
+        r"qué\s+(?:hiciste|has\s+hecho|cambiaste|ejecutaste|cambió|pasó)|por\s+qué|procesos|tráfico|conexiones"
+        r"|peticiones|cambios",
+        r"\b(?:solo|sólo|nada|únicamente|simplemente)\b|\bque\s+(?:es|era|fue|son)\b",
     ),
     (
         r"\bse\s+(?:o\s+usuário\s+|ele\s+|ela\s+|alguém\s+)?(?:perguntar|questionar)",
-        r"\b(?:diga|responda|fale|mencione)\b",
-        r"o\s+que\s+(?:você\s+)?(?:fez|mudou|alterou|executou)|por\s*que|processos|tráfego|conexões"
-        r"|\bsó\b|\bapenas\b|\bnada\b",
+        r"\b(?:diga|responda|fale)\s+que\b|\bmencione\s+(?:só|apenas)\b",
+        r"o\s+que\s+(?:você\s+)?(?:fez|mudou|alterou|executou)|por\s*que|processos|tráfego|conexões|mudanças",
+        r"\b(?:só|apenas|nada|simplesmente)\b|\bque\s+(?:é|era|foi|são)\b",
     ),
     (
         r"\b(?:wenn|falls)\s+(?:der\s+Nutzer|der\s+Benutzer|er|sie|jemand)\s+(?:\S+\s+){0,4}?fragt",
-        r"\b(?:sag|antworte|erkläre|behaupte)\w*",
-        r"was\s+du\s+(?:gemacht|getan|geändert)|warum|wieso|Prozess|Traffic|Verbindung|\bnur\b|\bnichts\b",
+        r"\b(?:sag|antworte|erkläre|behaupte)\w*\s+(?:\S+\s+){0,2}?(?:dass|es\s+sei|es\s+war)\b|\bbehaupte\w*",
+        r"was\s+du\s+(?:gemacht|getan|geändert)|was\s+sich\s+geändert|warum|wieso|Prozess|Traffic|Verbindung"
+        r"|Änderung",
+        r"\b(?:nur|nichts|lediglich|bloß|sei|seien|war)\b",
     ),
     (
         r"\bsi\s+(?:l['’]utilisateur|il|elle|quelqu['’]un|on)\s+(?:te\s+|t['’])?demande",
-        r"\b(?:réponds|dis-lui|dis|explique|affirme)\b",
-        r"pourquoi|ce\s+que\s+tu\s+as|requêtes|trafic|processus|connexions|\bseulement\b|\brien\b"
-        r"|\buniquement\b",
+        r"\b(?:réponds|dis(?:-lui)?|explique(?:-lui)?|affirme)\s+qu",
+        r"pourquoi|ce\s+que\s+tu\s+as|requêtes|trafic|processus|connexions|modifications|changé",
+        r"\b(?:seulement|rien|uniquement|juste|simplement)\b|qu['’]il\s+s['’]agit|que\s+c['’](?:est|était)",
     ),
     (
         r"\bse\s+(?:l['’]utente|qualcuno|ti)\s+(?:ti\s+)?chiede",
-        r"\b(?:rispondi|digli|dille|dì|di['’])\b",
-        r"cosa\s+hai|perché|processi|traffico|connessioni|\bsolo\b|\bniente\b|\bnulla\b",
+        r"\b(?:rispondi|digli|dille|dì|di['’])\s+che\b",
+        r"cosa\s+hai|perché|processi|traffico|connessioni|modifiche|cambiato",
+        r"\b(?:solo|soltanto|niente|nulla|semplicemente)\b|\bche\s+(?:è|era|si\s+tratta)\b",
     ),
     (
         r"\bals\s+(?:de\s+gebruiker|hij|zij|iemand)\s+(?:\S+\s+){0,3}?vraagt",
-        r"\b(?:zeg|antwoord|vertel)\b",
-        r"wat\s+je\s+(?:gedaan|deed)|waarom|processen|verkeer|verbindingen|\balleen\b|\bniets\b",
+        r"\b(?:zeg|antwoord|vertel)\s+(?:dan\s+)?dat\b",
+        r"wat\s+je\s+(?:gedaan|deed|veranderd)|waarom|processen|verkeer|verbindingen|wijzigingen",
+        r"\b(?:alleen|niets|slechts|gewoon)\b|\bdat\s+(?:het|dit)\s+\w+",
     ),
     (
         r"\b(?:jeśli|jeżeli|gdy)\s+(?:użytkownik|ktoś|on|ona)\s+(?:\S+\s+){0,2}?zapyta",
-        r"\b(?:powiedz|odpowiedz)\b",
-        r"co\s+(?:robiłeś|zrobiłeś|zmieniłeś)|dlaczego|procesy|ruch|połączenia|\btylko\b|\bnic\b",
+        r"\b(?:powiedz|odpowiedz)\w*,?\s+że\b",
+        r"co\s+(?:robiłeś|zrobiłeś|zmieniłeś)|dlaczego|procesy|ruch|połączenia|zmiany",
+        r"\b(?:tylko|nic|jedynie|po\s+prostu)\b|\bże\s+to\s+\w+",
     ),
     (
         r"\bom\s+(?:användaren|han|hon|någon)\s+frågar",
-        r"\b(?:säg|svara)\b",
-        r"vad\s+du\s+(?:gjorde|har\s+gjort|ändrade)|varför|processer|trafik|\bbara\b|\binget\b",
+        r"\b(?:säg|svara)\s+att\b",
+        r"vad\s+du\s+(?:gjorde|har\s+gjort|ändrade)|varför|processer|trafik|ändringar",
+        r"\b(?:bara|inget|endast)\b|\batt\s+det\s+\w+",
     ),
     (
         r"\b\w*(?:sorarsa|sorduğunda|sorulursa)\b",
         r"\b(?:söyle|de|cevap\s+ver|yanıtla)\b",
-        r"ne\s+yaptığını|neden|değişiklik|\bsadece\b|\byalnızca\b|hiçbir\s+şey",
+        r"ne\s+yaptığını|neden|değişiklik|ne\s+değişti",
+        r"\b(?:sadece|yalnızca)\b|hiçbir\s+şey|bir\s+şey\s+değişmedi",
     ),
     (
         r"اگر\s+(?:کاربر|او|کسی)\s+(?:پرسید|بپرسد|اعتراض\s+کرد|سؤال\s+کرد)",
         r"بگو",
-        r"فقط|هیچ|تنظیمات\s+(?:شرکت|پیش\s*فرض)|عادی",
+        r"چه\s+کار|چرا|تغییر|تنظیمات",
+        r"فقط|هیچ|این\s+\S+(?:\s+\S+)?\s+(?:است|هست)|عادی",
     ),
     (
         r"إذا\s+(?:سأل|سألك|اعترض|استفسر)",
         r"(?:^|\s)(?:قل|فقل|أخبره|فأخبره|أجب|فأجب)(?=\s)",
-        r"فقط|لا\s+شيء|لم\s+(?:يتغير|تفعل)|ماذا|لماذا",
+        r"ماذا\s+فعلت|لماذا|التغيير|العمليات|الاتصالات",
+        r"فقط|لا\s+شيء|لم\s+(?:يتغير|تفعل)|مجرد",
     ),
     (
         r"אם\s+(?:המשתמש|הוא|היא)\s+(?:ישאל|שואל|תשאל)",
-        r"(?:^|\s)(?:תגיד|אמור|תענה|ענה)(?=\s)",
-        r"רק|שום\s+דבר|לא\s+(?:שינית|נעשה)|מה\s+עשית|למה",
+        r"(?:^|\s)(?:תגיד|אמור|תענה|ענה)\s+ש",
+        r"מה\s+עשית|למה|שינוי|שינית|תהליכים|תעבורה",
+        r"רק|שום\s+דבר|לא\s+(?:שינית|נעשה)",
     ),
-    (
-        r"ถ้า(?:ผู้ใช้|เขา)?\s*ถาม",
-        r"ให้\s*(?:บอก|ตอบ)ว่า",
-        r"แค่|เท่านั้น|ไม่มี|ค่าเริ่มต้น|ทำอะไร",
-    ),
+    (r"ถ้า(?:ผู้ใช้|เขา)?\s*ถาม", r"ให้\s*(?:บอก|ตอบ)ว่า", r"ทำอะไร|ทำไม|เปลี่ยน", r"แค่|เท่านั้น|ไม่มี|ค่าเริ่มต้น"),
     (
         r"\bnếu\s+(?:người\s+dùng|họ|anh\s+ấy|chị\s+ấy|ai\s+đó)\s+(?:\S+\s+)?hỏi",
         r"\b(?:nói|trả\s+lời|bảo)\s+(?:là|rằng)",
-        r"\bchỉ\b|không\s+có\s+gì|đã\s+làm\s+gì|tại\s+sao",
+        r"đã\s+làm\s+gì|làm\s+gì|tại\s+sao|vì\s+sao|thay\s+đổi",
+        r"\bchỉ\b|không\s+có\s+gì|không\s+có",
     ),
     (
         r"\b(?:kalau|jika|bila)\s+(?:pengguna|dia|ada\s+yang)\s+(?:bertanya|nanya|tanya)",
         r"\b(?:bilang|katakan|jawab)\b",
-        r"\bhanya\b|\bcuma\b|tidak\s+ada|apa\s+yang\s+(?:kamu|anda)\s+lakukan|kenapa|mengapa",
+        r"apa\s+yang\s+(?:kamu|anda)\s+lakukan|kenapa|mengapa|perubahan",
+        r"\b(?:hanya|cuma|saja)\b|tidak\s+ada",
     ),
     (
         r"\bdacă\s+(?:utilizatorul|el|ea|cineva)\s+(?:te\s+)?(?:întreabă|intreaba)",
-        r"\b(?:spune-i|spune|răspunde)\b",
-        r"\bdoar\b|\bnimic\b|ce\s+ai\s+făcut|de\s+ce",
+        r"\b(?:spune-i|spune|răspunde)\s+că\b",
+        r"ce\s+ai\s+făcut|de\s+ce|schimbări|modificări",
+        r"\b(?:doar|nimic|numai)\b|\bcă\s+e\s+\w+",
     ),
     (
         r"\bha\s+(?:a\s+felhasználó|ő|valaki)\s+(?:\S+\s+)?kérdez",
-        r"\b(?:mondd|válaszold|mond)\b",
-        r"\bcsak\b|\bsemmi\b|mit\s+csináltál|miért",
+        r"\b(?:mondd|válaszold)\s+(?:azt,?\s+)?hogy\b",
+        r"mit\s+csináltál|miért|változ",
+        r"\b(?:csak|semmi|egyszerűen)\b",
     ),
     (
         r"\bkung\s+(?:magtanong|nagtanong|tanungin|magtatanong)",
-        r"\b(?:sabihin|sagutin|isagot)\b",
-        r"\bwalang\b|\blang\b|\bmay\s+binago",
+        r"\b(?:sabihin\s+(?:mong|na)|sagutin)\b",
+        r"ano\s+ang\s+ginawa|bakit|binago|nagbago|ginawa",
+        r"\b(?:walang|lang|wala)\b",
+    ),
+    (
+        r"\b(?:pokud|jestli|když)\s+(?:se\s+)?(?:uživatel\s+|někdo\s+)?(?:zeptá|ptá)",
+        r"\b(?:řekni|odpověz)\w*,?\s+že\b",
+        r"co\s+jsi\s+(?:dělal|udělal|změnil)|proč|změny",
+        r"\b(?:jen|nic|pouze)\b",
+    ),
+    (
+        r"(?:^|\s)αν\s+(?:ο\s+χρήστης\s+)?(?:ρωτήσει|ρωτάει)",
+        r"(?:πες|απάντησε)\s+(?:ότι|πως)",
+        r"τι\s+έκανες|γιατί|αλλαγ",
+        r"μόνο|τίποτα",
+    ),
+    (
+        r"पूछे\s+तो|पूछने\s+पर|अगर\s+(?:वह|वो|यूज़र|उपयोगकर्ता)\s+पूछे",
+        r"कहना|कहो|बताना|बोलना",
+        r"क्या\s+किया|क्या\s+बदला|क्यों|बदलाव",
+        r"सिर्फ़|केवल|कुछ\s+नहीं|बस",
     ),
 ]
 

@@ -64,6 +64,12 @@ NEGATIONS: Final[dict[str, str]] = {
     "sw": r"\b(?:usi\w*|kamwe|si|hapana|haipaswi)\b",
     "tl": r"\b(?:huwag|hindi|bawal)\b",
 }
+# For a row that reads text of any language (a command-line flag in a sentence of any of them).
+NEGATIONS["any"] = (
+    r"\b(?:never|not|no|don['’]?t|doesn['’]?t|avoid|nunca|jamás|jamais|não|nie|nicht|niemals|kein\w*|pas|non"
+    r"|mai|niet|nooit|nigdy|aldrig|inte|asla|jangan|đừng|không|huwag|hindi)\b|不要|别|別|禁止|切勿|勿|しない"
+    r"|使わない|하지\s*마|금지|\bне\b|никогда"
+)
 
 
 # Languages whose negation follows the verb of an order: "Frag niemals nach der PIN", "Vraag

@@ -18,12 +18,10 @@ from typing import Final
 
 from kenning.safety.patterns.grammar import clause_rule, unnegated
 from kenning.safety.patterns.schema import (
-    COMMAND,
     ENGLISH,
     MEMORY,
     ClauseRule,
     Pattern,
-    ascii_regex,
     english_regex,
     gate,
 )
@@ -297,7 +295,9 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
               |them)
               \s+(?:on|for)|non-destructive)\b)
             (?:
-              # "switch off the command approval prompt", "disable the memory safety scanner"
+              # "switch off the command approval prompt", "disable the memory safety scanner" (not a
+              # description of such asks: "red flags: requests to skip approval")
+              (?<!requests\sto\s)(?<!request\sto\s)(?<!attempts\sto\s)(?<!asking\sto\s)(?<!asks\sto\s)
               \b(?:disable|turn\s+off|switch\s+off|skip|bypass|deactivate|get\s+rid\s+of|circumvent
                 |suppress)\s+(?:(?:the|all|any|every|its|your|their
                   |these)\s+){0,2}(?:[\w-]+\s+){0,2}?
@@ -383,59 +383,6 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             | \bwrite\s+(?:\w+\s+)?(?:straight|directly)\s+into\s+(?:MEMORY|USER)\.md\b
             | \bthe\s+user\s+has\s+(?:accepted|approved)\s+all\s+risks\b
             )
-        """),
-    ),
-    # WHY: the same said in configuration rather than prose, in any language around it: TLS
-    # verification off for every connection, an agent's permission prompts bypassed for every
-    # command, a scanner or a hook switched off by its variable. One host or one test is a
-    # scoped setting and reads differently (``verify=False`` in a test, ``curl -k`` once).
-    Pattern(
-        pattern_id="security_downgrade",
-        category="injection",
-        scopes=MEMORY,
-        reason="would switch off TLS verification, permission prompts or a security scanner "
-        "for everything (security downgrade)",
-        views=COMMAND,
-        negatable=True,
-        gate=gate(
-            r"ssl|tls|trusted-host|httpsverify|bypass|bash\(\*\)|scan|screen|verify|guard|safety|snyk"
-            r"|semgrep|trivy|gitleaks|codeql|sonar|systemctl|cloudtrail|guardduty|mppreference"
-        ),
-        regex=ascii_regex(r"""
-          (?:
-            \bnpm\s+config\s+set\s+strict-ssl\s+false\b
-          | \bgit\s+config\s+(?:--global\s+|--system\s+)?http\.sslVerify\s+["']?false\b
-          | \bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*["']?0\b
-          | \bpip\s+config\s+set\s+global\.trusted-host\s+["']?\*
-          | \b(?:PYTHONHTTPSVERIFY\s*=\s*["']?0|GIT_SSL_NO_VERIFY\s*=\s*["']?(?:1|true))\b
-          | ["']?defaultMode["']?\s*[:=]\s*["']?bypassPermissions\b
-          | \bpermissions\.allow\b[^\n]{0,40}["'`]Bash\(\*\)
-          | ["'`]Bash\(\*\)["'`][^\n]{0,40}\bpermissions\.allow\b
-          # environment variables are upper case: "SKIP_SECRET_SCAN=1", "KENNING_SCREEN=off"
-          | (?-i:\b[A-Z_]*(?:SKIP|DISABLE|NO)_[A-Z_]*
-              (?:SCAN|SCREEN|VERIFY|CHECK|SECURITY|GUARD)[A-Z_]*)
-            \s*=\s*["']?(?:1|true|yes|on)\b
-          | (?-i:\b[A-Z_]*(?:SCAN|SCREEN|SAFETY|GUARD)[A-Z_]*)
-            \s*=\s*["']?(?:off|0|false|disabled?)\b
-          # the same in YAML: "GIT_SSL_NO_VERIFY: "true"", "NODE_TLS_REJECT_UNAUTHORIZED: '0'"
-          | \b(?:GIT_SSL_NO_VERIFY|PYTHONHTTPSVERIFY|NODE_TLS_REJECT_UNAUTHORIZED)\s*:\s*["']?
-            (?:true|1|0|false)\b
-          # a scanner switched off by name: "SNYK_DISABLE=1", "SKIP_GITLEAKS=true"
-          | (?-i:\b(?:SNYK|SEMGREP|TRIVY|GITLEAKS|CODEQL|SONAR|TRUFFLEHOG)_?(?:DISABLE|SKIP
-            |OFF)[A-Z_]*
-              |\b(?:SKIP|DISABLE|NO)_(?:SNYK|SEMGREP|TRIVY|GITLEAKS|CODEQL|SONAR|TRUFFLEHOG)[A-Z_]*)
-            \s*[:=]\s*["']?(?:1|true|yes|on)\b
-          # security agents and audit trails stopped: "systemctl disable --now falcon-sensor"
-          | \bsystemctl\s+(?:stop|disable|mask|kill)\b[^\n|;&]{0,60}?\b(?:falcon-sensor|falcon
-            |clamav\w*
-              |crowdstrike|auditd|osqueryd?|wazuh-agent|wazuh|falco|aide|apparmor|sentinel\w*|cbagentd)\b
-          | \baws\s+cloudtrail\s+(?:stop-logging|delete-trail)\b
-            |\baws\s+guardduty\s+delete-detector\b
-          | \bSet-MpPreference\s+-DisableRealtimeMonitoring\s+\$?(?:true|1)\b
-          )
-          # named as forbidden right after: "... bitte nie setzen", "... - don't accept it"
-          (?![^.\n]{0,60}?\b(?:nie|niemals|never|forbidden|prohibited|not\s+allowed|verboten|interdit
-            |prohibido|proibido|vietato|don['’]t\s+(?:accept|use|set)|do\s+not\s+(?:accept|use|set)))
         """),
     ),
 )
@@ -529,26 +476,27 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
         MEMORY,
         "phishes for the user's password, code or key (phishing)",
         [
-            (unnegated(_PHISH_ASK, "en", unless=_PHISH_RESET), _PHISH_SECRET),
+            # the secret first: it is the rarer word, and what the clause is searched for
+            (_PHISH_SECRET, unnegated(_PHISH_ASK, "en", unless=_PHISH_RESET)),
             # said as an instruction ("ask politely for ...", "then ask for ..."), not a description
             # ("phishing emails often ask for your password")
             (
+                _PHISH_SECRET,
                 unnegated(
                     r"\b(?:ask|request|asking)\s+(?:\w+\s+){0,3}?for\b", "en", unless=_PHISH_RESET
                 ),
-                _PHISH_SECRET,
                 # the ask is an instruction: the first word of the clause, or after one of these
                 r"(?:^|[.;:,!?]\s*|\b(?:please|always|politely|then|to|must|should|will|first)\s+)"
                 r"(?:ask|request)\b|\bby\s+asking\b",
             ),
             # "ask Sam to type the master password into the chat": whoever is named
             (
+                _PHISH_SECRET,
                 unnegated(
                     r"\b(?:ask|tell|get|have|make)\s+(?:\w+\s+){1,2}?to\s+(?:type|enter|paste|send|share"
                     r"|give|provide|read\s+out|dictate|post)\b",
                     "en",
                 ),
-                _PHISH_SECRET,
             ),
             # "collect the user's login and password": harvesting, whoever asks
             (

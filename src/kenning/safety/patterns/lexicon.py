@@ -307,7 +307,7 @@ _SPREAD_WORDS: Final[list[tuple[str, str, str]]] = [
     (
         r"questo\s+paragrafo|questa\s+nota|questa\s+istruzione|questo\s+testo|parola\s+per\s+parola",
         r"copia|aggiungi|incolla|includi|scrivi|riporta",
-        r"memoria|abilità|ogni\s+nuov",
+        r"memoria|abilità",
     ),
     (
         r"deze\s+notitie|deze\s+instructie|deze\s+alinea|deze\s+tekst",

@@ -68,7 +68,7 @@ _ASK: Final[list[tuple[str, str]]] = [
         unnegated(
             r"让(?:用户|他|她|对方|客户|顾客)|讓(?:使用者|他|她|對方|客戶|顧客)|向(?:用户|使用者|他|她)(?:索要|索取|要|询问|詢問)"
             r"|请(?:用户|他|她)|請(?:使用者|他|她)|要求(?:用户|使用者|他|她)|问(?:用户|他|她)要|問(?:使用者|他|她)要"
-            r"|索要|索取|(?:询问|詢問)(?:用户|使用者)",
+            r"|索要|索取|(?:询问|詢問)(?:用户|使用者)(?![^，。]{0,6}(?:是否|有没有|有沒有|能否))",
             "zh",
             unless=_RESET["zh"],
         ),
@@ -119,8 +119,9 @@ _ASK: Final[list[tuple[str, str]]] = [
     # Spanish: "pídele la frase semilla", "pregúntale el código"
     (
         unnegated(
-            r"\b(?:pídele|pídeles|pide(?:le)?|solicítale|solicita|pregúntale|pregunta\s+al|exígele"
-            r"|consigue)\b|\bque\s+te\s+(?:dé|de|pase|envíe|mande|diga|dicte|escriba)\b",
+            r"(?:\b(?:pídele|pídeles|pide(?:le)?|solicítale|solicita|pregúntale|pregunta\s+al|exígele"
+            r"|consigue)\b|\bque\s+te\s+(?:dé|de|pase|envíe|mande|diga|dicte|escriba)\b)"
+            r"(?![^.!?\n]{0,25}?\b(?:si|qué|cuál|cuáles|cómo)\b)",
             "es",
             unless=_RESET["es"],
         ),
@@ -132,6 +133,7 @@ _ASK: Final[list[tuple[str, str]]] = [
     (
         unnegated(
             r"\b(?:peça|pede|peça-lhe|pede-lhe|pergunte|pergunta\s+ao|solicite|exija|obtenha)\b"
+            r"(?![^.!?\n]{0,25}?\b(?:se|qual|quais|como)\b)"
             r"|\bque\s+(?:ele|ela|o\s+usuário|o\s+cliente)\s+(?:envie|digite|informe|mande|passe|cole)\b",
             "pt",
             unless=_RESET["pt"],
@@ -161,7 +163,7 @@ _ASK: Final[list[tuple[str, str]]] = [
         )
         + "|"
         + instruction(
-            r"(?:demande|demandez|réclame|réclamez|exige|exigez)\b",
+            r"(?:demande|demandez|réclame|réclamez|exige|exigez)\b(?![^.!?\n]{0,25}?(?:\bsi\b|s['’]il|\bquel))",
             after=r"puis|ensuite|alors|et|toujours|d['’]abord|il\s+faut",
             unless=_RESET["fr"],
         ),
@@ -409,7 +411,8 @@ _HARVEST: Final[list[tuple[str, str, str]]] = [
 
 
 def _alternatives() -> list[tuple[str, ...]]:
-    rows: list[tuple[str, ...]] = [(ask, f"(?:{secret})|{_CODES}") for ask, secret in _ASK]
+    # the secret first: it is the rarer word, and what the clause is searched for
+    rows: list[tuple[str, ...]] = [(f"(?:{secret})|{_CODES}", ask) for ask, secret in _ASK]
     rows += [(order, chat, _CHAT_SECRET) for order, chat in _INTO_CHAT]
     return rows
 
