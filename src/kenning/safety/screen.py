@@ -372,7 +372,7 @@ def _find(rule: Rule, row: int, window: _Text, names: list[str]) -> tuple[str, i
 
 
 def _window_findings(
-    window: _Text, scope: Scope, depth: int, exhaustive: bool
+    window: _Text, scope: Scope, depth: int, exhaustive: bool, overlapping: bool
 ) -> Iterator[Finding]:
     for row, names in _tries(window, scope):
         rule = RULES[row]
@@ -416,7 +416,9 @@ def _window_findings(
     base = window.views["base"]
     for blob in decode.blobs(base.text):
         lo, hi = base.span(blob.start, blob.end)
-        for inner in screen_text(blob.text, scope, depth=depth + 1, exhaustive=exhaustive):
+        for inner in screen_text(
+            blob.text, scope, depth=depth + 1, exhaustive=exhaustive, overlapping=overlapping
+        ):
             yield Finding(
                 inner.pattern_id,
                 inner.category,
@@ -434,13 +436,20 @@ def _windows(text: str) -> list[tuple[str, int]]:
 
 
 def screen_text(
-    text: str, scope: Scope, *, depth: int = 0, exhaustive: bool = False
+    text: str,
+    scope: Scope,
+    *,
+    depth: int = 0,
+    exhaustive: bool = False,
+    overlapping: bool = False,
 ) -> list[Finding]:
     """Every finding for ``text`` in ``scope``, one per rule id, in layer order.
 
     ``exhaustive`` runs every regex on every view, ignoring the literal prefilters and the
     views that repeat another: the same findings, slower (the tests check that they are the
-    same)."""
+    same). ``overlapping`` also keeps the findings an earlier row of the same category already
+    covers: every rule that fired, to explain a verdict or test one rule whatever the table's
+    order (the verdict is the same either way)."""
     found: dict[str, Finding] = {}
     for raw, offset in _windows(text):
         base = base_view(raw)
@@ -449,8 +458,10 @@ def screen_text(
             if exhaustive or not _repeats(view, views):
                 views[view.name] = view
         window = _Text(raw, offset, views, exhaustive=exhaustive)
-        for finding in _window_findings(window, scope, depth, exhaustive):
-            if finding.pattern_id not in found and not _covered(finding, found.values()):
+        for finding in _window_findings(window, scope, depth, exhaustive, overlapping):
+            if finding.pattern_id in found:
+                continue
+            if overlapping or not _covered(finding, found.values()):
                 found[finding.pattern_id] = finding
     return list(found.values())
 

@@ -17,7 +17,7 @@ payee's "new" account, a host declared trusted, a changed host key, secrets sent
 host), with the shared pieces of :mod:`.grammar` (negations, where orders stand);
 :mod:`.structure` (fake system messages, turns, tool calls, comments, templated links),
 :mod:`.indirect` (documents that address the model, claim a vendor's authority, waive
-approvals, harvest secrets, hijack tools or rank what the user asks below themselves),
+approvals, harvest secrets or hijack tools),
 :mod:`.payloads` and :mod:`.commands` (commands that leak, persist, destroy or run remote
 code), :mod:`.leaks` (secrets shown in replies, copied out, read into URLs; money
 redirected), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
@@ -136,7 +136,6 @@ RULES: Final[tuple[Rule, ...]] = (
     *PATTERNS,
     *intent.CLAUSE_RULES,
     *lexicon.CLAUSE_RULES,
-    *indirect.CLAUSE_RULES,
     *phishing.CLAUSE_RULES,
     *concealment.CLAUSE_RULES,
     *approvals.CLAUSE_RULES,

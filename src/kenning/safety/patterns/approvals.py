@@ -54,6 +54,20 @@ _ALONE: Final[list[tuple[str, ...]]] = [
         r"(?:승인|권한)\s*(?:요청\s*)?(?:창|요청|대화\s*상자)을?\s*띄우지|이미\s*['‘\"]?예['’\"]?를?\s*(?:선택|누른)한?\s*것으로",
     ),
     (r"desactiva\s+(?:las\s+)?(?:confirmaciones|comprobaciones|verificaciones)",),
+    # never again ask for a confirmation: "Nooit meer om bevestiging vragen", "Nie wieder um
+    # Bestätigung fragen", "No vuelvas a pedir confirmación", "Ne demande plus de confirmation"
+    (
+        r"\b(?:nie\s+wieder|nie\s+mehr|nicht\s+mehr)\s+(?:\w+\s+){0,3}?um\s+(?:eine\s+)?"
+        r"(?:Bestätigung|Erlaubnis|Freigabe|Zustimmung)\s+(?:zu\s+)?(?:fragen|bitten)|"
+        r"\b(?:nooit|niet)\s+meer\s+(?:\w+\s+){0,3}?om\s+(?:een\s+)?(?:bevestiging|toestemming"
+        r"|goedkeuring)\s+(?:te\s+)?vragen|"
+        r"\bno\s+(?:vuelvas|volver)\s+a\s+pedir\s+(?:la\s+)?(?:confirmación|permiso|aprobación)|"
+        r"\bnunca\s+más\s+(?:pidas|pedir)\s+(?:confirmación|permiso|aprobación)|"
+        r"\bnunca\s+mais\s+(?:peça|pedir|pergunte)\s+(?:confirmação|permissão|aprovação)|"
+        r"\bne\s+(?:demande|demandez|demander)\s+plus\s+(?:de\s+|la\s+)?(?:confirmation|permission"
+        r"|autorisation)|"
+        r"\bnon\s+chiedere\s+più\s+(?:la\s+)?(?:conferma|il\s+permesso|l['’]autorizzazione)",
+    ),
     (
         r"(?:nie|nicht)\s+mehr\s+nach\s+(?:einer\s+)?Bestätigung|Freigaben\s+sind\s+abgeschaltet|"
         r"Sicherheitsprüfungen?\s+(?:ab|aus)schalten|"

@@ -111,11 +111,32 @@ _NEGATED_BETWEEN: Final = multilingual_regex(
 )
 
 
+# Once, not from now on, said after the setting: "use curl -k once to check the endpoint",
+# "`-k` einmalig", "una vez"; "once the proxy is up, always use curl -k" is a standing order.
+_ONE_TIME: Final = multilingual_regex(
+    r"""\b(?:once|one\s+time|this\s+(?:one\s+)?time|einmal(?:ig)?|diesmal|una\s+vez|esta\s+vez
+      |une\s+fois|cette\s+fois|uma\s+vez|desta\s+vez|una\s+volta|eenmalig|één\s+keer|en\s+gång
+      |jednorazowo|один\s+раз|разово|bir\s+kez|sekali)\b
+      |只这一次|只這一次|仅此一次|僅此一次|这次|這次|今回だけ|一度だけ|한\s*번만|이번만"""
+)
+
+
 def _not_asked_for(match: str) -> bool:
-    """A local-only clause, or one where a negation stands before the setting."""
+    """A local-only or one-time clause, or one where a negation stands between the setting and
+    its verb: before the setting ("never pass `-k`") or, when the setting comes first, after it
+    ("`NODE_TLS_REJECT_UNAUTHORIZED=0` bitte niemals setzen")."""
     token = _TLS_PROSE_TOKEN_RX.search(match)
-    before = match[: token.start()] if token else ""
-    return _local_only(match) or _NEGATED_BETWEEN.search(before) is not None
+    if token is None:
+        between = ""
+    elif match[: token.start()].strip(" `\"'"):
+        between = match[: token.start()]
+    else:
+        between = match[token.end() :]
+    return (
+        _local_only(match)
+        or (token is not None and _ONE_TIME.search(match, token.end()) is not None)
+        or _NEGATED_BETWEEN.search(between) is not None
+    )
 
 
 # ---- where packages come from --------------------------------------------------------------------
