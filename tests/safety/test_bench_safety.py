@@ -111,3 +111,17 @@ def test_a_bad_corpus_or_channel_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_default_corpus_is_the_one_kept_with_the_tests() -> None:
     assert safety.default_corpus() == Path(__file__).parent / "corpus" / "corpus.jsonl"
     assert len(safety.load_corpus(safety.default_corpus())) >= 600
+
+
+def test_latency_only_times_both_engines_without_the_writers(tmp_path: Path) -> None:
+    report = _bench("--corpus", str(_corpus(tmp_path)), "--latency-only", "--json")
+    assert set(report) == {"corpus_rows", "latency_2kb"}
+    latency = report["latency_2kb"]
+    assert isinstance(latency, dict) and set(latency) == {"baseline", "screen"}
+    for stats in latency.values():
+        assert 0 < stats["p50_ms"] <= stats["p95_ms"]
+    done = CliRunner().invoke(
+        cli, ["bench", "safety", "--corpus", str(_corpus(tmp_path)), "--latency-only"]
+    )
+    assert done.exit_code == 0, done.output
+    assert "scan latency, 2 KB entry, memory scope:" in done.output and "blocked" not in done.output

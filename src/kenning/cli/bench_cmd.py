@@ -395,15 +395,25 @@ def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
     is_flag=True,
     help="Also list what the new screen gets wrong on the dev split (never held-out).",
 )
+@click.option(
+    "--latency-only",
+    is_flag=True,
+    help="Only the scan latency on 2 KB entries (seconds, not minutes): no writers.",
+)
 @json_option
 def bench_safety(
-    corpus: Path | None, channels: tuple[str, ...], show_misses: bool, as_json: bool
+    corpus: Path | None,
+    channels: tuple[str, ...],
+    show_misses: bool,
+    latency_only: bool,
+    as_json: bool,
 ) -> None:
     """Threat screen: blocked and false-positive rates, baseline vs new, dev and held-out.
 
     Each corpus text goes through the real writers (memory CLI, memory tool, MCP memory,
     skills create and patch, journal, AGENTS.md at load) with the frozen baseline scanner and
-    with the current screen, in the same run; then scan latency on 2 KB entries.
+    with the current screen, in the same run; then scan latency on 2 KB entries, both engines
+    taking turns on each entry.
     """
     from kenning.bench import safety, safety_report
 
@@ -419,6 +429,13 @@ def bench_safety(
     except safety.CorpusError as exc:
         raise click.ClickException(str(exc)) from None
     engines = tuple(safety.ENGINES)
+    if latency_only:
+        timing = safety.latency(safety.latency_samples(items), engines=engines)
+        if as_json:
+            echo_json({"corpus_rows": len(items), "latency_2kb": timing})
+            return
+        _echo_latency(timing)
+        return
     with click.progressbar(
         length=len(items) * len(engines), label="screening", file=sys.stderr
     ) as bar:
@@ -446,13 +463,18 @@ def bench_safety(
     click.echo(safety_report.overall(summary, engines))
     for key in ("channel", "source", "category", "language"):
         click.echo(f"\n{safety_report.table(summary, engines, key)}")
-    click.echo("\nscan latency, 2 KB entry, memory scope:")
-    for name, stats in timing.items():
-        click.echo(f"  {name:<9} p50 {stats['p50_ms']:.2f} ms   p95 {stats['p95_ms']:.2f} ms")
+    click.echo("")
+    _echo_latency(timing)
     if errors:
         click.echo(f"\nwrites refused for other reasons: {errors}")
     for miss in missed or []:
         click.echo(f"  miss {miss['id']} on {','.join(miss['channels'])}: {miss['text']!r}")
+
+
+def _echo_latency(timing: dict[str, dict[str, float]]) -> None:
+    click.echo("scan latency, 2 KB entry, memory scope:")
+    for name, stats in timing.items():
+        click.echo(f"  {name:<9} p50 {stats['p50_ms']:.2f} ms   p95 {stats['p95_ms']:.2f} ms")
 
 
 @bench.command("python")
