@@ -9,7 +9,10 @@ refuses to read it):
 - tests/safety/training/set*.jsonl (see the README there);
 - this repository's own documentation paragraphs (README.md, prompt templates, bundled skills)
   as benign text about memory, tools and safety;
-- the ordinary notes of the pattern tests (``CLEAN`` in tests/safety/test_patterns*.py).
+- the ordinary notes of the pattern tests (``CLEAN`` in tests/safety/test_patterns*.py) and the
+  quoted attacks the mention tests keep clean (``MENTIONS`` in tests/safety/test_mentions.py);
+- the benign battery (tests/safety/battery/benign.jsonl, from tools/safety_benign_battery.py):
+  the entries, skill descriptions and scripts Kenning's own tests write expecting success.
 Those train the ``memory`` head. The ``jailbreak`` head learns the long role-play prompts
 collected in the wild (PUBLIC: jailbreak_llms and Giskard's injections, outside the
 repository, see src/kenning/safety/model/README.md) against the same benign texts: trained
@@ -19,7 +22,9 @@ corpus's external dev round (0.52 -> 0.37 at 0.5 % false positives).
 The model is sklearn's TF-IDF (sublinear tf, smoothed idf, l2) over the hashed character
 n-grams of ``learned.features`` and a class-balanced logistic regression. Thresholds come from
 out-of-fold scores (5 folds), computed with the shipped arithmetic and float16 weights:
-``block`` lets 0.5 % of the benign texts through, ``review`` 5 %.
+``block`` lets 0.5 % of the benign texts through, ``review`` 5 %. Texts the layer does not judge
+(fewer than ``learned.MIN_WORDS`` words: a secret alone, a hash, a one-line command) are left out
+of training and calibration alike: the shipped layer never scores them, the rules do.
 """
 
 from __future__ import annotations
@@ -47,7 +52,10 @@ PUBLIC = Path("/work/data-cache/public.jsonl")  # built as model/README.md says
 JAILBREAK_SOURCES = ("verazuo/jailbreak_llms", "Giskard-AI/prompt-injections")
 BENIGN_PROMPTS = "deepset/prompt-injections"  # its benign train rows: ordinary chat requests
 DOCS = ["README.md", "src/kenning/prompt/templates/*.md", "src/kenning/skills/bundled/*/SKILL.md"]
-CLEAN_FILES = sorted((ROOT / "tests" / "safety").glob("test_patterns*.py"))
+CLEAN_FILES = sorted((ROOT / "tests" / "safety").glob("test_patterns*.py")) + [
+    ROOT / "tests" / "safety" / "test_mentions.py"
+]
+BATTERY = ROOT / "tests" / "safety" / "battery" / "benign.jsonl"
 BLOCK_FP = 0.005
 REVIEW_FP = 0.05
 C = 16.0  # chosen on the out-of-fold scores of the dev data (4, 16, 64 tried)
@@ -74,14 +82,16 @@ def load() -> list[Row]:
                 if 20 <= len(para) <= 1500 and not para.startswith("```"):
                     rows.append((para, 0, "kenning-docs"))
     rows += [(note, 0, "tests-clean") for note in clean_notes()]
+    rows += [(r["text"], 0, "tests-battery") for r in _jsonl(BATTERY)]
     seen: set[str] = set()
     unique = [r for r in rows if not (r[0] in seen or seen.add(r[0]))]  # type: ignore[func-returns-value]
     return unique
 
 
 def clean_notes() -> list[str]:
-    """The ordinary notes the pattern tests keep (their ``CLEAN`` lists): hard negatives
-    written against the rules ("Add a changelog entry to every pull request you open"),
+    """The ordinary notes the pattern tests keep (their ``CLEAN`` lists, and the mention
+    tests' ``MENTIONS``): hard negatives written against the rules ("Add a changelog entry to
+    every pull request you open"),
     trained on as benign like the rest; the tests then check the model keeps them clean."""
     notes: list[str] = []
     for path in CLEAN_FILES:
@@ -89,7 +99,7 @@ def clean_notes() -> list[str]:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        notes += list(getattr(module, "CLEAN", []))
+        notes += list(getattr(module, "CLEAN", [])) + list(getattr(module, "MENTIONS", []))
     return notes
 
 
@@ -135,8 +145,19 @@ def public(path: Path) -> tuple[list[Row], list[Row]]:
     return jailbreaks, requests
 
 
+def judged(rows: list[Row]) -> list[Row]:
+    """The rows the shipped layer scores (``learned.judges``); the count set aside is printed."""
+    kept = [r for r in rows if learned.judges(r[0])]
+    dropped = [r for r in rows if not learned.judges(r[0])]
+    mal = sum(r[1] for r in dropped)
+    print(f"  not judged (< {learned.MIN_WORDS} words): {mal} malicious, {len(dropped) - mal} benign")
+    return kept
+
+
 def head(name: str, rows: list[Row]) -> tuple[learned.Model, TfidfTransformer]:
-    """One head trained on ``rows``; thresholds from its out-of-fold scores."""
+    """One head trained on the ``rows`` the layer judges; thresholds from its out-of-fold
+    scores."""
+    rows = judged(rows)
     texts = [r[0] for r in rows]
     y = np.array([r[1] for r in rows])
     x = matrix(texts)
