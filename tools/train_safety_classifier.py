@@ -9,7 +9,7 @@ refuses to read it):
 - tests/safety/training/set*.jsonl (see the README there);
 - this repository's own documentation paragraphs (README.md, prompt templates, bundled skills)
   as benign text about memory, tools and safety;
-- the ordinary notes of the pattern tests (``CLEAN`` in tests/safety/test_patterns*.py) and the
+- the ordinary notes of the pattern tests (every ``*CLEAN`` list in tests/safety/test_patterns*.py) and the
   quoted attacks the mention tests keep clean (``MENTIONS`` in tests/safety/test_mentions.py);
 - the benign battery (tests/safety/battery/benign.jsonl, from tools/safety_benign_battery.py):
   the entries, skill descriptions and scripts Kenning's own tests write expecting success.
@@ -56,6 +56,8 @@ CLEAN_FILES = sorted((ROOT / "tests" / "safety").glob("test_patterns*.py")) + [
     ROOT / "tests" / "safety" / "test_mentions.py"
 ]
 BATTERY = ROOT / "tests" / "safety" / "battery" / "benign.jsonl"
+# Besides every list named *CLEAN: the lists of texts the tests keep clean under other names.
+KEPT_CLEAN_LISTS = ("MENTIONS", "INERT", "NOT_DEMOTED")
 BLOCK_FP = 0.005
 REVIEW_FP = 0.05
 C = 16.0  # chosen on the out-of-fold scores of the dev data (4, 16, 64 tried)
@@ -99,7 +101,9 @@ def clean_notes() -> list[str]:
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
-        notes += list(getattr(module, "CLEAN", [])) + list(getattr(module, "MENTIONS", []))
+        for name in sorted(vars(module)):
+            if name.endswith("CLEAN") or name in KEPT_CLEAN_LISTS:
+                notes += list(getattr(module, name))
     return notes
 
 
