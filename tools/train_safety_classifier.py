@@ -9,8 +9,9 @@ refuses to read it):
 - tests/safety/training/set*.jsonl (see the README there);
 - this repository's own documentation paragraphs (README.md, prompt templates, bundled skills)
   as benign text about memory, tools and safety;
-- the ordinary notes of the pattern tests (every ``*CLEAN`` list in tests/safety/test_patterns*.py) and the
-  quoted attacks the mention tests keep clean (``MENTIONS`` in tests/safety/test_mentions.py);
+- the ordinary notes of the pattern tests (every ``*CLEAN`` list in
+  tests/safety/test_patterns*.py, and ``INERT`` and ``NOT_DEMOTED``) and the quoted attacks
+  the mention tests keep clean (``MENTIONS`` in tests/safety/test_mentions.py);
 - the benign battery (tests/safety/battery/benign.jsonl, from tools/safety_benign_battery.py):
   the entries, skill descriptions and scripts Kenning's own tests write expecting success.
 Those train the ``memory`` head. The ``jailbreak`` head learns the long role-play prompts
