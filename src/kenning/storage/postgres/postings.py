@@ -48,9 +48,18 @@ DROP_POSTINGS = """DELETE FROM message_terms t USING {rows} g CROSS JOIN LATERAL
 
 
 def drop(conn: Conn, ids: Sequence[int]) -> None:
-    """Delete the postings of ``ids`` (before their tsvectors are replaced)."""
+    """Delete the postings of ``ids`` (before their tsvectors are replaced).
+
+    Only those of ``ids`` indexed already have any: new messages (every one,
+    in a bulk load) cost one primary key lookup, and no delete is planned
+    against the postings, which a bulk load holds without their key."""
+    held = conn.execute(
+        "SELECT array_agg(message_id) FROM message_fts WHERE message_id = ANY(%s)", (list(ids),)
+    ).fetchone()
+    if held is None or not held[0]:
+        return
     rows = "(SELECT message_id, tsv FROM message_fts WHERE message_id = ANY(%s))"
-    conn.execute(DROP_POSTINGS.format(rows=rows), (list(ids),))
+    conn.execute(DROP_POSTINGS.format(rows=rows), (list(held[0]),))
 
 
 def write(conn: Conn, ids: Sequence[int]) -> None:
