@@ -417,7 +417,7 @@ def bulk_sync(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every sync of more queued messages than indexed ones is a bulk load."""
     from kenning.storage.postgres import index
 
-    monkeypatch.setattr(index, "BULK_AT", 2)
+    monkeypatch.setattr(index, "BULK_AT", 2, raising=False)
 
 
 def test_a_bulk_sync_indexes_as_row_by_row_does(bulk_sync: None, both: dict[str, Archive]) -> None:
@@ -499,3 +499,12 @@ def test_vectors_go_in_by_copy_bit_for_bit(tmp_path: Path, request: Any) -> None
         conn.execute("SELECT %s::vector::text", (literal(w),)).fetchone()[0] for w in want
     ]
     storage.close()
+
+
+def test_ascii_text_is_tokenized_as_the_char_by_char_fold_does() -> None:
+    """The ASCII shortcut of ``fts.tokens`` (nothing to fold) gives the folded tokens."""
+    from kenning.storage.postgres import fts
+
+    for text in ["Deploy src/api/v2.py at 09:30, RETRY_COUNT=3!", "Café crème", "部署 ok"]:
+        slow = fts._TOKEN.findall("".join(fts._fold(c) for c in text.lower()))
+        assert fts.tokens(text) == slow
