@@ -508,3 +508,33 @@ def test_ascii_text_is_tokenized_as_the_char_by_char_fold_does() -> None:
     for text in ["Deploy src/api/v2.py at 09:30, RETRY_COUNT=3!", "Café crème", "部署 ok"]:
         slow = fts._TOKEN.findall("".join(fts._fold(c) for c in text.lower()))
         assert fts.tokens(text) == slow
+
+
+class _Recorder:
+    """A connection stand-in that keeps the statement it is given and returns no rows."""
+
+    def __init__(self) -> None:
+        self.sql: list[tuple[str, Any]] = []
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        self.sql.append((sql, params))
+        return self
+
+    def fetchall(self) -> list[Any]:
+        return []
+
+
+@pytest.mark.parametrize("terms", [["rotate", "keys"], ["staging database", "龙"]])
+def test_bm25_is_summed_in_floating_point(both: dict[str, Archive], terms: list[str]) -> None:
+    """No numeric arithmetic in the ranked query (an integer times a decimal literal
+    is numeric in PostgreSQL: several times slower than float8 per posting)."""
+    from kenning.storage.postgres import fts, postings
+
+    pg = both["postgres"].storage
+    matched = [fts.Term(tuple(t.split()), prefix=len(t) == 1) for t in terms]
+    recorder = _Recorder()
+    stats = fts.Stats(16, 160)
+    postings.ranked(recorder, matched, [1.0] * len(matched), stats, 0.35, ("", []), 10)  # type: ignore[arg-type]
+    ((sql, params),) = recorder.sql
+    plan = raw_sql(pg, "EXPLAIN VERBOSE " + sql, params).fetchall()
+    assert not [row[0] for row in plan if "numeric" in row[0]]
