@@ -112,9 +112,7 @@ def ranked(
     avgdl = (stats.tokens / stats.docs if stats.docs else 1.0) or 1.0
     # t.len as float8: an integer times the literal .75 is numeric arithmetic, which
     # took three quarters of the query's time at 1M messages (~1.5 µs a posting).
-    formula = (
-        f"* {fts.K1 + 1} / (t.tf + {fts.K1} * ({1 - fts.B} + {fts.B} * t.len::float8 / %s))"
-    )
+    formula = f"* {fts.K1 + 1} / (t.tf + {fts.K1} * ({1 - fts.B} + {fts.B} * t.len::float8 / %s))"
     lookup = (
         "SELECT message_id, a, b, len FROM message_terms "
         "WHERE lexeme >= q.lo AND lexeme <= q.hi OFFSET 0"
