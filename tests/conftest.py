@@ -29,6 +29,7 @@ THREADS_SET = _share_math_threads()
 import ipaddress
 import socket
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,14 @@ from kenning import clock
 from kenning.clock import FrozenClock
 from kenning.home import Home
 from kenning.testing import frozen_clock, make_home
+
+
+def embedding_cache() -> Path:
+    """Where the real embedder's vectors are cached across runs, so only the first run on a
+    machine embeds: ``KENNING_TEST_CACHE`` (``.ci/run`` sets it, since it gives the tests a
+    scratch temp folder of their own), else a folder in the system temp folder."""
+    folder = os.environ.get("KENNING_TEST_CACHE")
+    return Path(folder or Path(tempfile.gettempdir()) / "kenning-test-cache") / "embeddings.sqlite"
 
 
 @pytest.fixture(autouse=True)
