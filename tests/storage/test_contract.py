@@ -33,6 +33,27 @@ def _say(storage: Storage, sid: str, *texts: str, role: str = "user") -> list[in
     return ids
 
 
+def test_append_many_continues_the_session_in_order(storage: Storage) -> None:
+    sid = _session(storage)
+    first = storage.sessions.append(sid, Message("user", "before"))
+    call = [{"id": "c1", "name": "read_file", "arguments": "{}"}]
+    batch = [
+        Message("assistant", "", tool_calls=call, input_tokens=3, output_tokens=4),
+        Message("tool", "file text", tool_name="read_file", tool_call_id="c1"),
+        Message("user", "after", speaker="Ada", created_at=2500.0, meta={"dia_id": "D2"}),
+    ]
+    stored = storage.sessions.append_many(sid, batch)
+    assert [m.seq for m in stored] == [2, 3, 4]
+    assert [m.id for m in stored] == sorted({m.id for m in stored}) and first.id < stored[0].id  # type: ignore[operator]
+    got = storage.sessions.messages(sid)
+    assert got[1:] == stored  # what it returned is what was stored, field for field
+    assert (got[3].created_at, got[3].meta, got[3].speaker) == (2500.0, {"dia_id": "D2"}, "Ada")
+    assert got[1].tool_calls == call and (got[1].input_tokens, got[1].output_tokens) == (3, 4)
+    assert got[1].created_at is not None and got[1].created_at >= (first.created_at or 0)
+    assert storage.sessions.append_many(sid, []) == []
+    assert storage.index.pending() == 4  # queued for the index like any append
+
+
 def test_sessions_and_messages_round_trip(storage: Storage) -> None:
     sid = _session(storage, title="first", workspace="/repo", import_key="k1", meta={"a": 1})
     first = storage.sessions.append(sid, Message("user", "hello", meta={"dia_id": "D1"}))

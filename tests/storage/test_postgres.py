@@ -5,6 +5,7 @@ Every test runs against the real scratch server (``postgres_server``).
 
 from __future__ import annotations
 
+import json
 import secrets
 import socket
 import threading
@@ -396,3 +397,144 @@ def test_a_bulk_load_builds_the_hnsw_index_once_at_the_end(tmp_path: Path, reque
         storage.vectors.put_messages(list(zip(ids, vectors, strict=True)))
     assert indexes() == built
     storage.close()
+
+
+def _stats_match_the_rows(storage: Storage) -> None:
+    """fts_stats (bm25's N and token total, kept by trigger) equals a recount."""
+    kept = raw_sql(storage, "SELECT docs, tokens FROM fts_stats WHERE tbl = 'message_fts'")
+    counted = raw_sql(
+        storage, "SELECT count(*), coalesce(sum(body_len + ctx_len), 0) FROM message_fts"
+    )
+    assert tuple(kept.fetchone()) == tuple(counted.fetchone())
+
+
+def _key_oid(storage: Storage) -> int:
+    return int(raw_sql(storage, "SELECT 'message_terms_pkey'::regclass::oid").fetchone()[0])
+
+
+@pytest.fixture
+def bulk_sync(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sync of more queued messages than indexed ones is a bulk load."""
+    from kenning.storage.postgres import index
+
+    monkeypatch.setattr(index, "BULK_AT", 2, raising=False)
+
+
+def test_a_bulk_sync_indexes_as_row_by_row_does(bulk_sync: None, both: dict[str, Archive]) -> None:
+    """The fixture's sync was a bulk load (16 queued, none indexed): the postings'
+    key and the GIN index are rebuilt, and the ranking is SQLite's, after an
+    edit (row by row) and a reset (bulk again) too."""
+    pg = both["postgres"].storage
+    names = (
+        "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND indexname = ANY(%s)"
+    )
+    wanted = ["message_fts_tsv", "message_terms_pkey"]
+    assert sorted(r[0] for r in raw_sql(pg, names, (wanted,))) == wanted
+    _ranked_on_both(both, QUERIES)
+    _stats_match_the_rows(pg)
+    built = _key_oid(pg)
+    raw_sql(pg, "UPDATE messages SET content = 'rotate the staging keys' WHERE seq = 2")
+    both["sqlite"].storage.connection().execute(
+        "UPDATE messages SET content = 'rotate the staging keys' WHERE seq = 2"
+    )
+    for archive in both.values():
+        archive.storage.index.sync()
+    assert _key_oid(pg) == built  # 4 queued, 16 indexed: row by row
+    _ranked_on_both(both, QUERIES)
+    for archive in both.values():
+        archive.storage.index.reset()
+        archive.storage.index.sync()
+    assert _key_oid(pg) != built  # a reset queues everything: bulk, key built anew
+    _ranked_on_both(both, QUERIES)
+    _stats_match_the_rows(pg)
+
+
+def test_the_index_counters_are_written_once_per_statement(both: dict[str, Archive]) -> None:
+    """bm25's counters follow inserts, upserts and deletes, with one fts_stats update
+    per statement (per row, a batch's updates of one row grew quadratically)."""
+    from kenning.storage.postgres.index import write_docs
+
+    pg = both["postgres"].storage
+    _stats_match_the_rows(pg)
+    conn = pg.connection()  # type: ignore[attr-defined]
+    ids = [int(r[0]) for r in raw_sql(pg, "SELECT message_id FROM message_fts ORDER BY 1")]
+    # the backend's updates of fts_stats not yet sent to the statistics (a difference
+    # of two readings: earlier ones may be pending too)
+    updates = "SELECT n_tup_upd FROM pg_stat_xact_user_tables WHERE relid = 'fts_stats'::regclass"
+    with conn.transaction():
+        before = conn.execute(updates).fetchone()[0]
+        write_docs(conn, "message", [(i, f"rewritten {i} once more", "") for i in ids[:5]])
+        assert conn.execute(updates).fetchone()[0] - before == 1  # five upserts: one update
+    _stats_match_the_rows(pg)
+    raw_sql(pg, "DELETE FROM messages WHERE id = ANY(%s)", (ids[5:8],))
+    _stats_match_the_rows(pg)
+    found = pg.index.match_messages(["rewritten"], EVERYTHING, 10)
+    assert sorted(i for i, _ in found) == ids[:5]
+
+
+def test_vectors_go_in_by_copy_bit_for_bit(tmp_path: Path, request: Any) -> None:
+    """``put``'s binary COPY stores the float32 blob as given and the same values
+    in the pgvector column; an upsert replaces, a plain put skips what is there."""
+    import numpy as np
+
+    from kenning.storage.postgres.vectors import literal, put
+
+    storage = storage_on("postgres", request, tmp_path / "state.db")
+    storage.sessions.insert("s1", "cli", started_at=1000.0)
+    ids = [storage.sessions.append("s1", Message("user", f"note {n}")).id for n in range(3)]
+    rng = np.random.default_rng(5)
+    first, second = rng.standard_normal((2, 3, 7)).astype(np.float32)
+    conn = storage.connection()  # type: ignore[attr-defined]
+    assert put(conn, "message", list(zip(ids, first, strict=True)), False) == 3
+    assert put(conn, "message", list(zip(ids, second, strict=True)), False) == 0
+    assert put(conn, "message", list(zip(ids[:1], second[:1], strict=True)), True) == 1
+    rows = conn.execute("SELECT message_id, v, e::text FROM message_vectors ORDER BY 1").fetchall()
+    want = [second[0], first[1], first[2]]
+    assert [bytes(r[1]) for r in rows] == [w.tobytes() for w in want]
+    assert [np.array(json.loads(r[2]), np.float32).tobytes() for r in rows] == [
+        w.tobytes() for w in want
+    ]
+    assert [r[2] for r in rows] == [
+        conn.execute("SELECT %s::vector::text", (literal(w),)).fetchone()[0] for w in want
+    ]
+    storage.close()
+
+
+def test_ascii_text_is_tokenized_as_the_char_by_char_fold_does() -> None:
+    """The ASCII shortcut of ``fts.tokens`` (nothing to fold) gives the folded tokens."""
+    from kenning.storage.postgres import fts
+
+    for text in ["Deploy src/api/v2.py at 09:30, RETRY_COUNT=3!", "Café crème", "部署 ok"]:
+        slow = fts._TOKEN.findall("".join(fts._fold(c) for c in text.lower()))
+        assert fts.tokens(text) == slow
+
+
+class _Recorder:
+    """A connection stand-in that keeps the statement it is given and returns no rows."""
+
+    def __init__(self) -> None:
+        self.sql: list[tuple[str, Any]] = []
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        self.sql.append((sql, params))
+        return self
+
+    def fetchall(self) -> list[Any]:
+        return []
+
+
+@pytest.mark.parametrize("terms", [["rotate", "keys"], ["staging database", "龙"]])
+def test_bm25_is_summed_in_floating_point(both: dict[str, Archive], terms: list[str]) -> None:
+    """No numeric arithmetic in the ranked query (an integer times a decimal literal
+    is numeric in PostgreSQL: several times slower than float8 per posting)."""
+    from kenning.storage.postgres import fts, postings
+
+    pg = both["postgres"].storage
+    matched = [fts.Term(tuple(t.split()), prefix=len(t) == 1) for t in terms]
+    recorder = _Recorder()
+    stats = fts.Stats(16, 160)
+    postings.ranked(recorder, matched, [1.0] * len(matched), stats, 0.35, ("", []), 10)  # type: ignore[arg-type]
+    ((sql, params),) = recorder.sql
+    plan = raw_sql(pg, "EXPLAIN VERBOSE " + sql, params).fetchall()
+    assert not [row[0] for row in plan if "numeric" in row[0]]

@@ -144,12 +144,8 @@ class Archive:
 
     def append_many(self, session_id: str, messages: Iterable[Message]) -> int:
         """Append in one transaction (imports): all of them or none."""
-        count = 0
         with self.storage.transaction():
-            for message in messages:
-                self.append(session_id, message)
-                count += 1
-        return count
+            return len(self.storage.sessions.append_many(session_id, list(messages)))
 
     def messages(
         self,

@@ -27,6 +27,7 @@ recall of the exact top 10 and top 200 (the pool the ranking draws on).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 import tempfile
@@ -43,7 +44,7 @@ from kenning.config import SearchConfig
 from kenning.embed.base import Calibration, EmbedderIdentity
 from kenning.search import ann, index
 from kenning.search.engine import SearchEngine
-from kenning.storage import Storage, admin, open_storage
+from kenning.storage import Storage, StorageError, admin, open_storage
 from kenning.storage.query import SearchFilters
 from kenning.storage.text import fts_or_query, query_terms
 from kenning.testing.vectors import embedding_like, embedding_like_for
@@ -205,6 +206,9 @@ def _queries(rng: random.Random, count: int) -> list[str]:
     return questions
 
 
+SCHEMA_FILE = "postgres-schema"  # in a kept folder: the schema its PostgreSQL archive is in
+
+
 def run(
     n_messages: int,
     *,
@@ -214,28 +218,94 @@ def run(
     progress: Callable[[str, int], None] | None = None,
     approximate_above: int | None = None,
     storage_url: str | None = None,
+    keep: Path | None = None,
 ) -> dict[str, object]:
     """Build, time and report; ``approximate_above`` overrides the search setting.
 
     With ``storage_url`` the same archive (same seed: same sessions, vectors and
     queries) is built again on that PostgreSQL server, in a scratch schema
     dropped afterwards, and measured the same way: its report is ``postgres``
-    beside SQLite's, which stays at the top level."""
+    beside SQLite's, which stays at the top level.
+
+    With ``keep`` the archives stay: SQLite's in that folder, PostgreSQL's in
+    the schema its ``postgres-schema`` file names. A later run with the same
+    folder, size and seed finds them built and times only the searches (a
+    1M-message archive takes most of an hour to build); its report says
+    ``reused`` and has no ingest figures."""
     config = SearchConfig()
     if approximate_above is not None:
         config = SearchConfig(approximate_above=approximate_above)
-    with tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir) as tmp:
-        db = Path(tmp) / "state.db"
+    with contextlib.ExitStack() as scratch:
+        if keep is None:
+            folder = Path(scratch.enter_context(
+                tempfile.TemporaryDirectory(prefix="kenning-scale-", dir=workdir)
+            ))  # fmt: skip
+        else:
+            folder = keep
+            folder.mkdir(parents=True, exist_ok=True)
+        db = folder / "state.db"
         report = _measure(open_storage(db), n_messages, queries, seed, config, progress)
         if storage_url is not None:
-            schema = f"kenning_bench_{secrets.token_hex(4)}"
-            target = open_storage(Path(tmp) / "pg" / "state.db", url=storage_url, schema=schema)
+            named = folder / SCHEMA_FILE
+            if keep is not None and named.exists():
+                schema = named.read_text(encoding="utf-8").strip()
+            else:
+                schema = f"kenning_bench_{secrets.token_hex(4)}"
+                if keep is not None:
+                    named.write_text(schema + "\n", encoding="utf-8")
+            target = open_storage(folder / "pg" / "state.db", url=storage_url, schema=schema)
             try:
                 pg = _measure(target, n_messages, queries, seed, config, progress, dense=False)
             finally:
-                admin.drop_postgres_schema(target)
+                if keep is None:
+                    admin.drop_postgres_schema(target)
+                else:
+                    target.close()
             report["postgres"] = {"server": admin.location(target), **pg}
     return report
+
+
+def _build(
+    storage: Storage,
+    archive: Archive,
+    n_messages: int,
+    rng: random.Random,
+    embedder: _SyntheticEmbedder,
+    progress: Callable[[str, int], None] | None,
+) -> dict[str, object]:
+    """Fill an empty archive with the seed's messages, index and embed them: the rates."""
+    start = time.perf_counter()
+    fill_archive(archive, n_messages, rng, progress=progress)
+    append_s = time.perf_counter() - start
+    fts_start = time.perf_counter()
+    storage.index.sync()
+    fts_s = time.perf_counter() - fts_start
+    vec_start = time.perf_counter()
+    _store_vectors(storage, embedder, progress)
+    vectors_s = time.perf_counter() - vec_start
+    return {
+        "ingest_msgs_per_s": round(n_messages / (append_s + fts_s)),
+        "append_msgs_per_s": round(n_messages / append_s),
+        "fts_index_msgs_per_s": round(n_messages / fts_s) if fts_s else None,
+        "vectors_per_s": round(n_messages / vectors_s) if vectors_s else None,
+    }
+
+
+def _reuse(storage: Storage, n_messages: int, rng: random.Random) -> dict[str, object]:
+    """A kept archive built by an earlier run: checked whole, and ``rng`` brought to
+    where building it left it (the same queries follow)."""
+    held = storage.sessions.count_messages()
+    if held != n_messages or storage.index.pending() or storage.vectors.pending():
+        raise StorageError(
+            f"the kept archive at {admin.location(storage)} holds {held:,} messages "
+            f"({storage.index.pending():,} not indexed, {storage.vectors.pending():,} "
+            f"not embedded), not a whole archive of {n_messages:,}: give --keep another "
+            "folder, or delete this one (and its PostgreSQL schema, named in "
+            f"{SCHEMA_FILE})"
+        )
+    for _ in _sessions(n_messages, rng):
+        pass
+    return {"reused": True}
 
 
 def _measure(
@@ -251,16 +321,15 @@ def _measure(
     """Fill ``storage`` with the seed's archive, time its searches, close it."""
     rng = random.Random(seed)
     archive = Archive(storage.path, storage=storage)
-    start = time.perf_counter()
-    fill_archive(archive, n_messages, rng, progress=progress)
-    append_s = time.perf_counter() - start
-    fts_start = time.perf_counter()
-    storage.index.sync()
-    fts_s = time.perf_counter() - fts_start
     embedder = _SyntheticEmbedder()
-    vec_start = time.perf_counter()
-    _store_vectors(storage, embedder, progress)
-    vectors_s = time.perf_counter() - vec_start
+    try:
+        if storage.sessions.count_messages():
+            built = _reuse(storage, n_messages, rng)
+        else:
+            built = _build(storage, archive, n_messages, rng, embedder, progress)
+    except BaseException:
+        archive.close()
+        raise
     db_mb = admin.size_bytes(storage) / 2**20
     qs = _queries(rng, queries)
     approximate = 0 < config.approximate_above <= n_messages
@@ -292,10 +361,7 @@ def _measure(
             progress("search", 1)
     report: dict[str, object] = {
         "messages": n_messages,
-        "ingest_msgs_per_s": round(n_messages / (append_s + fts_s)),
-        "append_msgs_per_s": round(n_messages / append_s),
-        "fts_index_msgs_per_s": round(n_messages / fts_s) if fts_s else None,
-        "vectors_per_s": round(n_messages / vectors_s) if vectors_s else None,
+        **built,
         "db_mb": round(db_mb, 1),
         **{name: Latency.of(samples).__dict__ for name, samples in times.items()},
         "queries": queries,

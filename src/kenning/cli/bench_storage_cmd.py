@@ -4,6 +4,7 @@ on SQLite and, with ``--storage``, on PostgreSQL beside it."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -33,6 +34,15 @@ from kenning.cli.context import echo_json
     default=None,
     help="Override search.approximate_above (vectors; 0 = always exact) [default: 250000].",
 )
+@click.option(
+    "--keep",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Keep the archives (SQLite's in DIR, PostgreSQL's in the schema DIR/postgres-schema "
+    "names) instead of throwing them away; run again with the same DIR and -n to time "
+    "only the searches on them.",
+    metavar="DIR",
+)
 @storage_option
 @json_option
 def bench_scale(
@@ -40,6 +50,7 @@ def bench_scale(
     queries: int,
     embedding_speed: bool,
     approximate_above: int | None,
+    keep: Path | None,
     storage_url: str | None,
     as_json: bool,
 ) -> None:
@@ -72,6 +83,7 @@ def bench_scale(
             progress=progress,
             approximate_above=approximate_above,
             storage_url=url,
+            keep=keep,
         )
     except StorageError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -91,6 +103,12 @@ def scale_lines(report: dict[str, Any]) -> list[str]:
     lines = []
     for name, row in (("sqlite", report), ("postgres", pg)):
         if row is None:
+            continue
+        if row.get("reused"):
+            lines.append(
+                f"{name:<9}messages {row['messages']:,} · built by an earlier run (--keep): "
+                f"searches only · db {row['db_mb']} MB"
+            )
             continue
         lines.append(
             f"{name:<9}messages {row['messages']:,} · ingest {row['ingest_msgs_per_s']:,}/s "

@@ -98,6 +98,10 @@ class Sessions(Protocol):
         """``message`` at the end of the session, returned with its id and seq; two
         writers appending to one session never take the same seq."""
 
+    def append_many(self, session_id: str, messages: Sequence[Message]) -> list[Message]:
+        """``append`` for each of ``messages`` in order (one statement where the backend
+        can), returned with their ids and seqs."""
+
     def messages(
         self,
         session_id: str,

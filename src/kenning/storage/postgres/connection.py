@@ -183,6 +183,33 @@ def txn(conn: Conn) -> Iterator[None]:
         yield
 
 
+# An index built in one go sorts (B-tree, GIN) or holds its graph (pgvector's
+# HNSW) in maintenance_work_mem; past it, it spills to disk or carries on many
+# times slower. The server default (64 MB) holds ~30k 384-dim HNSW vectors.
+BUILD_MEMORY_MB = 1024
+
+
+def raise_build_memory(conn: Conn, megabytes: int = BUILD_MEMORY_MB) -> None:
+    """``maintenance_work_mem`` at least ``megabytes`` for the rest of the
+    transaction (``SET LOCAL``), never lowered."""
+    row = conn.execute(
+        "SELECT pg_size_bytes(current_setting('maintenance_work_mem')) < %s",
+        (int(megabytes) * 2**20,),
+    ).fetchone()
+    if row is not None and row[0]:
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{int(megabytes)}MB'")
+
+
+def vacuum(conn: Conn, tables: Sequence[str]) -> None:
+    """``VACUUM (ANALYZE)`` freshly bulk-loaded tables, when not inside a transaction
+    (VACUUM cannot run in one). Left to autovacuum, a loaded table is swept while
+    the next searches run, taking a core from them, and until then index-only
+    scans read the table too (its pages are not marked all-visible)."""
+    if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+        for table in tables:
+            conn.execute(f"VACUUM (ANALYZE) {table}")
+
+
 def storage_error(exc: psycopg.Error) -> StorageError:
     """The backend-neutral error for ``exc`` (its message kept, ``exc`` chained)."""
     if isinstance(exc, pg_errors.IntegrityError):

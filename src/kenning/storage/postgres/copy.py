@@ -16,7 +16,7 @@ import numpy as np
 
 from kenning.storage.postgres.connection import Conn, txn
 from kenning.storage.postgres.index import write_docs
-from kenning.storage.postgres.vectors import hnsw, literal, state_set
+from kenning.storage.postgres.vectors import Kind, hnsw, put, state_set
 from kenning.storage.text import MAX_INDEX_CHARS
 
 _KEYS = {
@@ -34,35 +34,42 @@ _KEYS = {
 
 def insert(conn: Conn, table: str, columns: Sequence[str], rows: list[tuple[Any, ...]]) -> int:
     """Insert the rows not already in ``table``; how many were new."""
+    if table in ("message_vectors", "chunk_vectors"):
+        return _insert_vectors(conn, table, rows)
     cols = list(columns)
     values = [list(r) for r in rows]
     if table == "sessions":  # parents are linked in ``finish``
         at = cols.index("parent_id")
         values = [[*r[:at], None, *r[at + 1 :]] for r in values]
-    if table in ("message_vectors", "chunk_vectors"):
-        cols.append("e")
-        values = [[*r, literal(np.frombuffer(bytes(r[1]), np.float32))] for r in values]
-    marks = ", ".join("%s::vector" if c == "e" else "%s" for c in cols)
+    marks = ", ".join("%s" for c in cols)
     with txn(conn):
-        before = _count(conn, table)
         with conn.cursor() as cur:
             cur.executemany(
                 f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks}) "
                 f"ON CONFLICT ({_KEYS[table]}) DO NOTHING",
                 values,
             )
-        new = _count(conn, table) - before
+            new = max(cur.rowcount, 0)  # the rows of every statement (psycopg 3.1+)
         if table == "memory_chunks" and new:
             docs = [(int(r[0]), str(r[5])[:MAX_INDEX_CHARS], "") for r in rows]
             write_docs(conn, "chunk", docs)
-        if table == "message_vectors":
+        if table == "sessions":
+            _link_parents(conn, rows, columns.index("parent_id"))
+    return new
+
+
+def _insert_vectors(conn: Conn, table: str, rows: list[tuple[Any, ...]]) -> int:
+    """(id, float32 blob) rows through ``vectors.put`` (binary COPY), the blobs as they are."""
+    kind: Kind = "message" if table == "message_vectors" else "chunk"
+    items = [(int(r[0]), np.frombuffer(bytes(r[1]), np.float32)) for r in rows]
+    with txn(conn):
+        new = put(conn, kind, items, False)
+        if kind == "message":
             conn.execute(
                 "DELETE FROM search_embed_queue q USING message_vectors v "
                 "WHERE v.message_id = q.message_id AND q.message_id = ANY(%s)",
-                ([int(r[0]) for r in rows],),
+                ([i for i, _ in items],),
             )
-        if table == "sessions":
-            _link_parents(conn, rows, columns.index("parent_id"))
     return new
 
 
@@ -76,11 +83,6 @@ def _link_parents(conn: Conn, rows: list[tuple[Any, ...]], at: int) -> None:
             "AND EXISTS (SELECT 1 FROM sessions x WHERE x.id = p.parent)",
             ([p[0] for p in pairs], [p[1] for p in pairs]),
         )
-
-
-def _count(conn: Conn, table: str) -> int:
-    row = conn.execute(f"SELECT count(*) FROM {table}").fetchone()
-    return int(row[0]) if row else 0
 
 
 def finish(conn: Conn, state: dict[str, str], parents: list[tuple[str, str]]) -> None:

@@ -18,7 +18,13 @@ from typing import Literal
 from kenning.storage.identity import indexable, message_docs
 from kenning.storage.postgres import fts, postings
 from kenning.storage.postgres import scope as scope_sql
-from kenning.storage.postgres.connection import Conn, translate_errors, txn
+from kenning.storage.postgres.connection import (
+    Conn,
+    raise_build_memory,
+    translate_errors,
+    txn,
+    vacuum,
+)
 from kenning.storage.query import Kind, SearchFilters, SearchHit
 from kenning.storage.sqlite.index import CTX_WEIGHT
 from kenning.storage.text import has_cjk
@@ -70,6 +76,45 @@ def write_docs(conn: Conn, table: Table, docs: Sequence[tuple[int, str, str]]) -
         postings.write(conn, ids)
 
 
+# From this many queued messages, when more are queued than indexed, ``sync``
+# is a bulk load (``PostgresIndex._sync_bulk``).
+BULK_AT = 20_000
+
+
+def _bulk(conn: Conn) -> bool:
+    row = conn.execute(
+        "SELECT (SELECT count(*) FROM search_fts_queue), docs FROM fts_stats "
+        "WHERE tbl = 'message_fts'"
+    ).fetchone()
+    return row is not None and int(row[0]) >= BULK_AT and int(row[0]) > int(row[1])
+
+
+def _sync_batch(conn: Conn, batch: int, after: int = 0) -> list[int]:
+    """Index up to ``batch`` queued messages above id ``after``, in one transaction
+    (a savepoint in a bulk load, which passes the last id it did: the queue's
+    key then skips its own deletions instead of stepping over them again);
+    their ids."""
+    with txn(conn):
+        ids = [
+            int(r[0])
+            for r in conn.execute(
+                "SELECT message_id FROM search_fts_queue WHERE message_id > %s "
+                "ORDER BY 1 LIMIT %s FOR UPDATE SKIP LOCKED",
+                (after, batch),
+            )
+        ]
+        if not ids:
+            return ids
+        rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (ids,)).fetchall())
+        docs = []
+        for row in rows:
+            body, prev = message_docs(row)
+            docs.append((int(row["id"]), body, prev or ""))
+        write_docs(conn, "message", docs)
+        conn.execute("DELETE FROM search_fts_queue WHERE message_id = ANY(%s)", (ids,))
+    return ids
+
+
 @translate_errors
 class PostgresIndex:
     def __init__(self, conn: Callable[[], Conn]) -> None:
@@ -85,27 +130,45 @@ class PostgresIndex:
 
     def sync(self, *, batch: int = 2000) -> int:
         conn = self._conn()
+        if _bulk(conn):
+            return self._sync_bulk(conn, batch)
         done = 0
-        while True:
-            with txn(conn):
-                ids = [
-                    int(r[0])
-                    for r in conn.execute(
-                        "SELECT message_id FROM search_fts_queue ORDER BY 1 LIMIT %s "
-                        "FOR UPDATE SKIP LOCKED",
-                        (batch,),
-                    )
-                ]
-                if not ids:
-                    return done
-                rows = indexable(conn.execute(ROWS_WITH_PREVIOUS, (ids,)).fetchall())
-                docs = []
-                for row in rows:
-                    body, prev = message_docs(row)
-                    docs.append((int(row["id"]), body, prev or ""))
-                write_docs(conn, "message", docs)
-                conn.execute("DELETE FROM search_fts_queue WHERE message_id = ANY(%s)", (ids,))
+        while ids := _sync_batch(conn, batch):
             done += len(ids)
+        return done
+
+    def _sync_bulk(self, conn: Conn, batch: int) -> int:
+        """A bulk load (an import, a migration, a rebuild: more queued than indexed):
+        the postings' key and the tsvectors' GIN index are dropped, every queued
+        message indexed and both built once, in one transaction. Kept up row by
+        row, the key's inserts land all over a B-tree many times the size of
+        shared memory; sorted once, they take a fraction of that. Other
+        processes' searches wait meanwhile; an interrupted load leaves the index
+        as it was (its messages stay queued)."""
+        done = 0
+        with txn(conn):
+            conn.execute("LOCK TABLE message_fts, message_terms IN SHARE ROW EXCLUSIVE MODE")
+            if not _bulk(conn):  # another process loaded them while this one waited
+                while ids := _sync_batch(conn, batch):
+                    done += len(ids)
+                return done
+            # Queued messages indexed before lose their postings while the key finds them.
+            conn.execute(
+                "DELETE FROM message_fts WHERE message_id IN "
+                "(SELECT message_id FROM search_fts_queue)"
+            )
+            conn.execute("ALTER TABLE message_terms DROP CONSTRAINT message_terms_pkey")
+            conn.execute("DROP INDEX message_fts_tsv")
+            last = 0
+            while ids := _sync_batch(conn, batch, last):
+                done, last = done + len(ids), ids[-1]
+            raise_build_memory(conn)
+            conn.execute(
+                "ALTER TABLE message_terms ADD PRIMARY KEY (lexeme, message_id) INCLUDE (a, b, len)"
+            )
+            conn.execute("CREATE INDEX message_fts_tsv ON message_fts USING gin (tsv)")
+        vacuum(conn, ("message_terms", "message_fts", "search_fts_queue"))
+        return done
 
     def reset(self) -> None:
         conn = self._conn()

@@ -297,11 +297,56 @@ def m004_message_postings(conn: Conn) -> None:
     )
 
 
+# m005: bm25's counters per statement. Kept per row, a batch of n tsvectors
+# updated one fts_stats row n times in one transaction, each update walking
+# the versions the earlier ones left (quadratic in the batch; a bulk load's
+# one transaction of a million rows would never end).
+_FTS_STATS_ROWS = """CREATE FUNCTION {table}_stats_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    d BIGINT := 0;
+    t BIGINT := 0;
+    w BIGINT := 0;
+BEGIN
+    IF TG_OP IN ('DELETE', 'UPDATE') THEN
+        SELECT d - count(*), t - coalesce(sum(body_len + ctx_len), 0), w + count(*)
+            INTO d, t, w FROM gone;
+    END IF;
+    IF TG_OP IN ('INSERT', 'UPDATE') THEN
+        SELECT d + count(*), t + coalesce(sum(body_len + ctx_len), 0), w + count(*)
+            INTO d, t, w FROM added;
+    END IF;
+    IF w > 0 THEN
+        UPDATE fts_stats SET docs = docs + d, tokens = tokens + t, writes = writes + w
+            WHERE tbl = '{table}';
+    END IF;
+    RETURN NULL;
+END $$"""
+
+
+def m005_fts_stats_per_statement(conn: Conn) -> None:
+    """``fts_stats`` kept by statement triggers over the transition tables, counting
+    what the row triggers counted (an update: one row gone, one added)."""
+    for table in ("message_fts", "chunk_fts"):
+        conn.execute(f"DROP TRIGGER {table}_counts ON {table}")
+        conn.execute(f"DROP FUNCTION {table}_stats()")
+        conn.execute(_FTS_STATS_ROWS.format(table=table))
+        for event, tables in (
+            ("INSERT", "NEW TABLE AS added"),
+            ("UPDATE", "OLD TABLE AS gone NEW TABLE AS added"),
+            ("DELETE", "OLD TABLE AS gone"),
+        ):
+            conn.execute(
+                f"CREATE TRIGGER {table}_counts_{event.lower()} AFTER {event} ON {table} "
+                f"REFERENCING {tables} FOR EACH STATEMENT EXECUTE FUNCTION {table}_stats_rows()"
+            )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_sessions_and_messages", m001_sessions_and_messages),
     ("m002_search_index", m002_search_index),
     ("m003_memory_chunks", m003_memory_chunks),
     ("m004_message_postings", m004_message_postings),
+    ("m005_fts_stats_per_statement", m005_fts_stats_per_statement),
 ]
 
 PGVECTOR_HELP = (

@@ -48,9 +48,18 @@ DROP_POSTINGS = """DELETE FROM message_terms t USING {rows} g CROSS JOIN LATERAL
 
 
 def drop(conn: Conn, ids: Sequence[int]) -> None:
-    """Delete the postings of ``ids`` (before their tsvectors are replaced)."""
+    """Delete the postings of ``ids`` (before their tsvectors are replaced).
+
+    Only those of ``ids`` indexed already have any: new messages (every one,
+    in a bulk load) cost one primary key lookup, and no delete is planned
+    against the postings, which a bulk load holds without their key."""
+    held = conn.execute(
+        "SELECT array_agg(message_id) FROM message_fts WHERE message_id = ANY(%s)", (list(ids),)
+    ).fetchone()
+    if held is None or not held[0]:
+        return
     rows = "(SELECT message_id, tsv FROM message_fts WHERE message_id = ANY(%s))"
-    conn.execute(DROP_POSTINGS.format(rows=rows), (list(ids),))
+    conn.execute(DROP_POSTINGS.format(rows=rows), (list(held[0]),))
 
 
 def write(conn: Conn, ids: Sequence[int]) -> None:
@@ -101,7 +110,9 @@ def ranked(
         else ""
     )
     avgdl = (stats.tokens / stats.docs if stats.docs else 1.0) or 1.0
-    formula = f"* {fts.K1 + 1} / (t.tf + {fts.K1} * ({1 - fts.B} + {fts.B} * t.len / %s))"
+    # t.len as float8: an integer times the literal .75 is numeric arithmetic, which
+    # took three quarters of the query's time at 1M messages (~1.5 µs a posting).
+    formula = f"* {fts.K1 + 1} / (t.tf + {fts.K1} * ({1 - fts.B} + {fts.B} * t.len::float8 / %s))"
     lookup = (
         "SELECT message_id, a, b, len FROM message_terms "
         "WHERE lexeme >= q.lo AND lexeme <= q.hi OFFSET 0"

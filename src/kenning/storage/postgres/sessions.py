@@ -170,6 +170,54 @@ class PostgresSessions:
             }
         )
 
+    def append_many(self, session_id: str, messages: Sequence[Message]) -> list[Message]:
+        """``append`` for many messages in one statement (positions in order after the
+        session's last), so a bulk import costs a round trip per session, not per row."""
+        if not messages:
+            return []
+        now = clock.timestamp()
+        created = [m.created_at if m.created_at is not None else now for m in messages]
+        columns = (
+            [m.role for m in messages], [m.speaker for m in messages],
+            [m.content for m in messages], [_json(m.tool_calls) for m in messages],
+            [m.tool_name for m in messages], [m.tool_call_id for m in messages], created,
+            [m.input_tokens for m in messages], [m.output_tokens for m in messages],
+            [_json(m.meta) for m in messages],
+        )  # fmt: skip
+        conn = self._conn()
+        with txn(conn):
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"seq:{session_id}",))
+            rows = conn.execute(
+                """INSERT INTO messages (session_id, seq, role, speaker, content, tool_calls,
+                                         tool_name, tool_call_id, created_at, input_tokens,
+                                         output_tokens, meta)
+                   SELECT %s, b.last + t.n, t.role, t.speaker, t.content, t.tool_calls,
+                          t.tool_name, t.tool_call_id, t.created_at, t.input_tokens,
+                          t.output_tokens, t.meta
+                   FROM (SELECT COALESCE(MAX(seq), 0) AS last FROM messages
+                         WHERE session_id = %s) b,
+                        unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+                               %s::text[], %s::float8[], %s::int[], %s::int[], %s::text[])
+                        WITH ORDINALITY AS t(role, speaker, content, tool_calls, tool_name,
+                                             tool_call_id, created_at, input_tokens,
+                                             output_tokens, meta, n)
+                   RETURNING id, seq""",
+                (session_id, session_id, *columns),
+            ).fetchall()
+        rows.sort(key=lambda r: int(r[1]))  # the n-th message took the n-th position
+        return [
+            Message(
+                **{
+                    **m.__dict__,
+                    "id": int(r[0]),
+                    "seq": int(r[1]),
+                    "session_id": session_id,
+                    "created_at": at,
+                }
+            )
+            for m, r, at in zip(messages, rows, created, strict=True)
+        ]
+
     def messages(
         self,
         session_id: str,

@@ -17,7 +17,6 @@ from dataclasses import asdict
 from typing import Literal
 
 import numpy as np
-import psycopg
 
 from kenning.embed.base import Embedder, Progress
 from kenning.storage.identity import (
@@ -29,7 +28,14 @@ from kenning.storage.identity import (
     recipe_changed,
 )
 from kenning.storage.postgres import scope as scope_sql
-from kenning.storage.postgres.connection import Conn, translate_errors, txn
+from kenning.storage.postgres.connection import (
+    BUILD_MEMORY_MB,
+    Conn,
+    raise_build_memory,
+    translate_errors,
+    txn,
+    vacuum,
+)
 from kenning.storage.postgres.index import ROWS_WITH_PREVIOUS
 from kenning.storage.query import SearchFilters
 from kenning.storage.text import MAX_PASSAGE_CHARS, passage_text
@@ -40,14 +46,13 @@ _TABLES = {
     "message": ("message_vectors", "message_id", "vector_deletes"),
     "chunk": ("chunk_vectors", "chunk_id", "chunk_vector_deletes"),
 }
-# pgvector builds the graph in maintenance_work_mem and, once it no longer
-# fits, carries on many times slower; the server default (64 MB) holds ~30k
-# 384-dim vectors. Raised for the build only, never lowered.
-_BUILD_MEMORY = "1GB"
 # hnsw.ef_search is the candidate list a scan keeps, so at least the pool it
 # must return; twice the pool is the recall/speed point (``kenning bench scale``).
 _EF_PER_RESULT = 2
 _EF_MAX = 1000  # pgvector's ceiling
+# The most memory an HNSW build asks for (the server must have it to give;
+# past it, the build goes on more slowly instead of failing).
+_GRAPH_MAX_MB = 4096
 
 
 def state_get(conn: Conn, key: str) -> str | None:
@@ -68,38 +73,78 @@ def literal(v: np.ndarray) -> str:
     return "[" + ",".join(repr(float(x)) for x in np.asarray(v, np.float32).tolist()) + "]"
 
 
-def _blob(v: np.ndarray) -> bytes:
-    return np.ascontiguousarray(v, dtype=np.float32).tobytes()
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags 0, no extension
+_COPY_TRAILER = b"\xff\xff"
 
 
-def put(conn: Conn, kind: Kind, items: Sequence[tuple[int, np.ndarray]], replace: bool) -> None:
-    """Store (id, vector) pairs of ``kind``; ``replace``: an existing one is overwritten."""
+def copy_rows(ids: Sequence[int], matrix: np.ndarray) -> bytes:
+    """(id, blob, vector) rows in COPY's binary format, for ``ids`` and the float32
+    ``matrix`` (a row each): the blob is the vector's float32 bytes as stored
+    (little-endian), the vector pgvector's binary form (dimensions, 0, floats
+    big-endian). Built by numpy in one go: formatted as text per float, a
+    million vectors took longer to write than to store."""
+    n, dims = matrix.shape
+    row = np.dtype(
+        [
+            ("fields", ">i2"),
+            ("id_len", ">i4"),
+            ("id", ">i8"),
+            ("v_len", ">i4"),
+            ("v", "<f4", (dims,)),
+            ("e_len", ">i4"),
+            ("dims", ">i2"),
+            ("unused", ">i2"),
+            ("e", ">f4", (dims,)),
+        ]
+    )
+    rows = np.zeros(n, row)
+    rows["fields"], rows["id_len"], rows["id"] = 3, 8, ids
+    rows["v_len"], rows["v"] = 4 * dims, matrix
+    rows["e_len"], rows["dims"], rows["e"] = 4 + 4 * dims, dims, matrix
+    return _COPY_HEADER + rows.tobytes() + _COPY_TRAILER
+
+
+def put(conn: Conn, kind: Kind, items: Sequence[tuple[int, np.ndarray]], replace: bool) -> int:
+    """Store (id, vector) pairs of ``kind``; ``replace``: an existing one is overwritten.
+    How many rows were written. The rows go in by binary COPY to a scratch table
+    of the session, then into the table in one statement."""
     if not items:
-        return
+        return 0
     table, id_col, _ = _TABLES[kind]
     clash = (
         f"ON CONFLICT ({id_col}) DO UPDATE SET v = EXCLUDED.v, e = EXCLUDED.e"
         if replace
         else "ON CONFLICT DO NOTHING"
     )
-    conn.execute(
-        f"""INSERT INTO {table} ({id_col}, v, e)
-            SELECT i, b, x::vector FROM unnest(%s::bigint[], %s::bytea[], %s::text[]) AS t(i, b, x)
-            {clash}""",
-        ([i for i, _ in items], [_blob(v) for _, v in items], [literal(v) for _, v in items]),
-    )
+    matrix = np.stack([np.asarray(v, np.float32).reshape(-1) for _, v in items])
+    with txn(conn):
+        held = conn.execute("SELECT to_regclass('pg_temp.vector_load')").fetchone()
+        if held is None or held[0] is None:
+            conn.execute("CREATE TEMP TABLE vector_load (i BIGINT, b BYTEA, x vector)")
+        with conn.cursor().copy("COPY vector_load (i, b, x) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.write(copy_rows([i for i, _ in items], matrix))
+        written = conn.execute(
+            f"INSERT INTO {table} ({id_col}, v, e) SELECT i, b, x FROM vector_load {clash}"
+        ).rowcount
+        conn.execute("TRUNCATE vector_load")
+    return int(written)
+
+
+def graph_megabytes(vectors: int, dims: int) -> int:
+    """The memory pgvector's HNSW build needs to hold ``vectors`` of ``dims`` in its
+    graph (the vector and ~1 KB of neighbour lists and bookkeeping each, with
+    m = 16), at least ``BUILD_MEMORY_MB`` and at most ``_GRAPH_MAX_MB``: at 1M
+    384-dim vectors, ~2.4 GB; 1 GB would hold less than half of them."""
+    need = vectors * (4 * dims + 1024) // 2**20 + 64
+    return max(BUILD_MEMORY_MB, min(need, _GRAPH_MAX_MB))
 
 
 def hnsw(conn: Conn, dims: int) -> None:
     """The cosine HNSW indexes for ``dims``-dimensional vectors (pgvector needs the size).
 
     Inside a transaction (``SET LOCAL`` lasts until it ends)."""
-    row = conn.execute(
-        "SELECT pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s)",
-        (_BUILD_MEMORY,),
-    ).fetchone()
-    if row is not None and row[0]:
-        conn.execute(f"SET LOCAL maintenance_work_mem = '{_BUILD_MEMORY}'")
+    row = conn.execute("SELECT count(*) FROM message_vectors").fetchone()
+    raise_build_memory(conn, graph_megabytes(int(row[0]) if row else 0, dims))
     for table in ("message_vectors", "chunk_vectors"):
         conn.execute(
             f"CREATE INDEX IF NOT EXISTS {table}_hnsw_{dims} ON {table} "
@@ -338,12 +383,8 @@ class PostgresVectors:
         try:
             yield
         finally:
-            # Vacuumed before the build: left to autovacuum, the freshly loaded
-            # table (and then its HNSW index, slow to vacuum) is swept while
-            # the next searches run, taking a core from them.
-            if conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
-                for table in ("message_vectors", "search_embed_queue"):
-                    conn.execute(f"VACUUM (ANALYZE) {table}")
+            # Vacuumed before the build (an HNSW index is slow to vacuum).
+            vacuum(conn, ("message_vectors", "search_embed_queue"))
             identity = self.stored_identity()
             if identity is not None:
                 with txn(conn):

@@ -199,6 +199,9 @@ class SqliteSessions:
             }
         )
 
+    def append_many(self, session_id: str, messages: Sequence[Message]) -> list[Message]:
+        return [self.append(session_id, m) for m in messages]
+
     def messages(
         self,
         session_id: str,
