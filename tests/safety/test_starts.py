@@ -94,6 +94,20 @@ def test_a_line_anchored_regex_is_tried_on_the_lines_that_hold_its_parts() -> No
     assert len(at) == 20 and all(text[p:].startswith("curl -d") for p in at)
 
 
+def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
+    # "(?:^|(?<=[.;\n]))": a line start, or right after a character of the lookbehind's class.
+    regex = re.compile(r"(?:^|(?<=[.!?;\n]))(?!\s*not\b)[^.!?;\n]*?\bignore\b", re.MULTILINE)
+    where = starts.starts(regex)
+    assert where.positions
+    text = "First. Second; third\nfourth! do ignore it. not ignore"
+    at = starts.candidates(where, grams.Grams(fold(text), text))
+    assert [text[p - 1] for p in at] == [".", ";", "\n", "!", "."]  # line 0 lacks "ignore"
+    table = grams.Grams(fold(text), text)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+
+
 @HYPOTHESIS
 @given(st.text(alphabet=st.sampled_from("ignore disrgalpvuctsnİıſK\n\t-_.!1|"), max_size=80))
 def test_small_alphabet_texts_match_as_finditer_does(text: str) -> None:
@@ -103,6 +117,7 @@ def test_small_alphabet_texts_match_as_finditer_does(text: str) -> None:
         ascii_regex(r"(?<![\w.])(?:i|l)n?\b|\bsn\b"),
         re.compile(r"(?:^|\n)[ \t]*(?:ignore|dis)[:.]", re.IGNORECASE | re.MULTILINE),
         re.compile(r"\bK(?:s|ſ)\b", re.IGNORECASE),
+        re.compile(r"(?:^|(?<=[.!|\n]))(?!\s*dis)\s*(?:ign|ſ)", re.IGNORECASE | re.MULTILINE),
     ):
         assert _spans(regex, text, index=True) == _spans(regex, text, index=False)
 

@@ -9,6 +9,9 @@ where one can:
   :data:`.grams.WIDTH` characters): "\\b(?:ignore|disregard)\\s+" begins with "ign" or "dis";
 - ``lines``: or where a line begins ("^", the regexes are MULTILINE), on a line that holds
   what follows: "^(?=[^\\n]*?\\bcurl)" needs "cur" on the line, with no line break between;
+- ``after``: or right after one of these characters (a lookbehind of a class that opens the
+  regex, as a clause does: "(?:^|(?<=[.;\n]))" begins at a line start or after ".", ";"
+  or a line break);
 - ``line_bound``: no match crosses a line break, nor looks across one, so each line can be
   searched on its own (``within_line``: the lines that can hold a match).
 
@@ -77,15 +80,17 @@ class Starts:
     # The regex begins with a literal or a small set of characters that ``re`` itself skips
     # to (a case-sensitive "指令|指示"): its own search is faster than finding candidates.
     searched: bool = False
+    after: grams.Query | None = None  # with ``strings`` or ``lines``: after these characters
 
     @property
     def positions(self) -> bool:
         """True if :func:`candidates` can list the positions."""
-        return self.strings is not None or bool(self.lines)
+        return self.strings is not None or bool(self.lines) or self.after is not None
 
 
 _Need = _Strings | tuple[str, tuple[Any, ...]] | None  # strings, or ("all"|"any", parts)
-_Begin = tuple[_Strings, tuple[_Need, ...]]  # strings (one empty: can match nothing), lines
+# Strings (one empty: can match nothing), lines, and the characters a match can begin after.
+_Begin = tuple[_Strings, tuple[_Need, ...], frozenset[str]]
 _Node = tuple[Any, Any]
 
 
@@ -113,13 +118,15 @@ def _join(left: _Strings, right: _Strings) -> _Strings | None:
 
 def _then(prefix: _Strings, begin: _Begin) -> _Begin | None:
     """``prefix`` (strings matched exactly so far) followed by what begins with ``begin``."""
-    strings, lines = begin
+    strings, lines, after = begin
     joined = _join(prefix, strings)
     if joined is None:
         return None
-    if lines:  # a line start after matched text: those matches begin with the text
-        joined |= frozenset(a for a in prefix if a[1])
-    return joined, lines if _empty(prefix) else ()
+    if lines or after:  # a line start (or a lookbehind) after matched text: those matches
+        joined |= frozenset(a for a in prefix if a[1])  # begin with the text
+    if not _empty(prefix):
+        return joined, (), frozenset()
+    return joined, lines, after
 
 
 def _query(strings: _Strings) -> grams.Query:
@@ -137,7 +144,8 @@ def _union(parts: Sequence[_Begin | None]) -> _Begin | None:
         return None
     strings = frozenset().union(*(p[0] for p in parts if p is not None))
     lines = tuple(dict.fromkeys(need for p in parts if p is not None for need in p[1]))
-    return (strings, lines) if len(strings) <= MAX_STRINGS else None
+    after = frozenset().union(*(p[2] for p in parts if p is not None))
+    return (strings, lines, after) if len(strings) <= MAX_STRINGS else None
 
 
 class _Reader:
@@ -226,19 +234,22 @@ class _Reader:
         start is read as any other zero-width node (and no line starts are returned)."""
         c = self.c
         prefix: _Strings = _EMPTY  # the strings matched exactly so far
-        known = (prefix, ())
+        known: _Begin = (prefix, (), frozenset())
         for i, node in enumerate(seq):
             op, av = node
             rest = list(seq[i + 1 :])
             if lines and op is c.AT and av in self.line_starts:
-                return _then(prefix, (frozenset(), (self.within_line(rest, flags),)))
+                return _then(prefix, (frozenset(), (self.within_line(rest, flags),), frozenset()))
+            after = self._behind(node, flags) if lines else None
+            if after is not None:  # at ``p`` only if text[p - 1] is one of the characters
+                return _then(prefix, (frozenset(), (), after))
             each = self.exact(node, flags, lines)
             if each is not None:
                 joined = _join(prefix, each)
                 if joined is None:
                     break
                 prefix = joined
-                known = (prefix, ())
+                known = (prefix, (), frozenset())
                 if all(len(body) >= _W for _, body, _ in prefix):
                     return known
                 continue
@@ -259,7 +270,7 @@ class _Reader:
                 begin = self.start(body, inner_flags, lines)
                 if begin is not None and (low == 0 or _empty(begin[0])):
                     some = frozenset(s for s in begin[0] if s[1])
-                    begin = _union([(some, begin[1]), self.start(rest, flags, lines)])
+                    begin = _union([(some, *begin[1:]), self.start(rest, flags, lines)])
             else:
                 begin = None
             if begin is None:
@@ -267,7 +278,19 @@ class _Reader:
             return _then(prefix, begin)
         else:
             return known
-        return None if _empty(prefix) else (prefix, ())
+        return None if _empty(prefix) else (prefix, (), frozenset())
+
+    def _behind(self, node: _Node, flags: int) -> frozenset[str] | None:
+        """The characters ``node``, a lookbehind of one character of a small class (or one
+        character), needs right before it: (folded) what :func:`candidates` finds; else None."""
+        c = self.c
+        op, av = node
+        if op is not c.ASSERT or av[0] != -1 or len(av[1]) != 1:
+            return None
+        inner = self.exact(av[1][0], flags, lines=False)
+        if inner is None or any(len(body) != 1 for _, body, _ in inner):
+            return None
+        return frozenset(body for _, body, _ in inner)
 
     def newline_free(self, node: _Node, flags: int) -> bool:
         """True if ``node`` consumes no line break (zero-width nodes consume nothing)."""
@@ -423,11 +446,13 @@ def _starts(source: str, flags: int) -> Starts:
     begin = reader.start(seq, flags)
     strings: grams.Query | None = None
     lines: tuple[LineNeed | None, ...] = ()
+    after: grams.Query | None = None
     if begin is not None and not _empty(begin[0]):
         strings = _query(begin[0])
         lines = tuple(_line_need(need) for need in begin[1])
+        after = grams.Query(sorted(begin[2])) if begin[2] else None
     within = _line_need(reader.within_line(seq, flags))
-    return Starts(strings, lines, reader.line_bound(seq, flags), within)
+    return Starts(strings, lines, reader.line_bound(seq, flags), within, after=after)
 
 
 def starts(regex: re.Pattern[str]) -> Starts:
@@ -451,6 +476,10 @@ def _lines(need: LineNeed, index: grams.Grams) -> set[int]:
 def candidates(where: Starts, index: grams.Grams) -> list[int]:
     """The positions, ascending, at which a match can begin (``where.positions`` is True)."""
     found = index.starts(where.strings) if where.strings is not None else []
+    if where.after is not None:  # right after a character of the lookbehind's class
+        last = index.length
+        behind = [p + 1 for p in index.starts(where.after) if p < last]
+        found = sorted({*found, *behind}) if found else behind
     if not where.lines:
         return found
     if None in where.lines:
