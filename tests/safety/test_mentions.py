@@ -10,15 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from kenning.safety.screen import screen_text
+from kenning.safety.screen import rules_fired
 from kenning.safety.threats import SCOPES, Scope, scan
-
-
-def fired(text: str, scope: Scope) -> set[str]:
-    """Every rule that fires on ``text``, also those an earlier row of the table already
-    covers: the screen reports one thing once, by whichever row comes first."""
-    return {f.pattern_id for f in screen_text(text, scope, overlapping=True)}
-
 
 MENTIONS: list[str] = [
     # a rule against a command, the negation before it, in many languages
@@ -178,7 +171,7 @@ def test_an_inert_command_passes(text: str) -> None:
 
 @pytest.mark.parametrize(("pattern_id", "text"), ATTACKS)
 def test_the_thing_itself_is_caught(pattern_id: str, text: str) -> None:
-    assert pattern_id in fired(text, "script")
+    assert pattern_id in rules_fired(text, "script")
 
 
 def test_a_negation_in_another_script_is_read_where_the_command_is_folded() -> None:

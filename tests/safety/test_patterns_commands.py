@@ -12,15 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from kenning.safety.screen import screen_text
+from kenning.safety.screen import rules_fired
 from kenning.safety.threats import SCOPES, Scope, scan
-
-
-def fired(text: str, scope: Scope) -> set[str]:
-    """Every rule that fires on ``text``, also those an earlier row of the table already
-    covers: the screen reports one thing once, by whichever row comes first."""
-    return {f.pattern_id for f in screen_text(text, scope, overlapping=True)}
-
 
 CLEAN: list[str] = [
     # a practice named in a rule or a checklist fetches nothing
@@ -260,7 +253,7 @@ def test_a_request_to_a_placeholder_host_sends_nothing() -> None:
 
 @pytest.mark.parametrize(("pattern_id", "scope", "text"), ATTACKS)
 def test_attack_is_caught(pattern_id: str, scope: Scope, text: str) -> None:
-    assert pattern_id in fired(text, scope)
+    assert pattern_id in rules_fired(text, scope)
 
 
 @pytest.mark.parametrize(
@@ -385,7 +378,7 @@ def test_supply_neighbour_is_clean(text: str, scope: Scope) -> None:
 
 @pytest.mark.parametrize(("pattern_id", "text"), SUPPLY_ATTACKS)
 def test_supply_attack_is_caught(pattern_id: str, text: str) -> None:
-    assert pattern_id in fired(text, "memory")
+    assert pattern_id in rules_fired(text, "memory")
 
 
 @pytest.mark.parametrize(
@@ -511,4 +504,4 @@ def test_leak_neighbour_is_clean(text: str, scope: Scope) -> None:
 
 @pytest.mark.parametrize(("pattern_id", "text"), LEAK_ATTACKS)
 def test_leak_attack_is_caught(pattern_id: str, text: str) -> None:
-    assert pattern_id in fired(text, "memory")
+    assert pattern_id in rules_fired(text, "memory")

@@ -466,6 +466,12 @@ def screen_text(
     return list(found.values())
 
 
+def rules_fired(text: str, scope: Scope) -> set[str]:
+    """The id of every rule that fires on ``text``, also those an earlier row of the same
+    category already covers (:func:`screen_text` reports one thing once, by the first row)."""
+    return {f.pattern_id for f in screen_text(text, scope, overlapping=True)}
+
+
 def _repeats(view: View, earlier: dict[str, View]) -> bool:
     """True if ``view`` is an earlier view over again, read first by every rule that reads it:
     the two leet readings are one when no "1" in a word was read as a letter. A rule that
