@@ -158,3 +158,17 @@ def test_the_prefilter_skips_most_rules_on_an_ordinary_note() -> None:
 
 def test_corpus_rows_stay_json() -> None:  # the corpus the equivalence test reads
     assert all(json.loads(line) for line in CORPUS.read_text(encoding="utf-8").splitlines())
+
+
+def test_the_tables_requirements_read_at_once_answer_as_read_part_by_part() -> None:
+    # :class:`Literals` answers every requirement of the table from one vector program
+    # (shared parts read once, height by height); ``holds`` reads one part at a time.
+    plan = screen._plan()
+    needs = [need for row in plan.needs for need in row]
+    for text in latency_samples(load_corpus(CORPUS), count=30):
+        literals = Literals(text, plan.index, scan="every")
+        present = plan.index.present(fold(text))
+        assert [literals.holds(n) for n in needs] == [holds(n, present) for n in needs]
+        assert [literals.possible(row) for row in range(len(RULES))] == [
+            holds(need, present) for need in plan.index.rows
+        ]

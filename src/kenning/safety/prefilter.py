@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
+import numpy.typing as npt
 
 from kenning.safety import grams
 
@@ -252,16 +253,16 @@ class Index:
     One regex, the literals as a trie (alternatives share their prefixes, a shorter literal is
     an optional end), is tried at every position of the folded text: it finds the longest
     literal starting there, and the literals that are prefixes of it start there too; or the
-    text's n-grams say which literals it can hold (:mod:`.grams`). Either way the answer is the
-    set of the literals' numbers, and a requirement is read in numbers (:meth:`compiled`): a
-    set of literals holds when the text has one of them (a set test on small ints, cheaper
-    than on the strings or on bit masks as wide as the table)."""
+    text's n-grams say which literals it can hold (:mod:`.grams`). Either way the answer is
+    which of the literals' numbers the text holds, and every requirement of the table is
+    answered at once from it (:class:`_Program`)."""
 
     def __init__(self, rows: Sequence[Requirement], also: Iterable[Requirement] = ()) -> None:
         literals: set[str] = set()
         for need in [*rows, *also]:
             _collect(need, literals)
         self.hints = tuple(None if need is None else _hint(need) for need in rows)
+        self.rows = tuple(rows)
         self._every = _trie_regex(literals)
         self._prefixes = {
             literal: frozenset(literal[:k] for k in range(1, len(literal) + 1)) & literals
@@ -270,8 +271,8 @@ class Index:
         order = sorted(literals)
         self._query = grams.Query(order)
         self._number = {literal: k for k, literal in enumerate(order)}
-        self.hint_numbers = tuple(None if h is None else self.numbers(h) for h in self.hints)
-        self._compiled: dict[int, tuple[Requirement, Numbered]] = {}
+        self.program = _Program([*rows, *also], self._number)
+        self.row_nodes = tuple(self.program.node(need) or 0 for need in rows)
 
     def present(self, folded: str) -> frozenset[str]:
         """The literals that occur in ``folded`` (a text passed through :func:`fold`)."""
@@ -287,43 +288,107 @@ class Index:
         """The numbers of ``literals`` (each one of the index's)."""
         return frozenset(self._number[literal] for literal in literals)
 
-    def possible_in(self, table: grams.Grams) -> frozenset[int]:
-        """The numbers of the literals the text of ``table`` can hold: those it holds, and the
+    def possible_in(self, table: grams.Grams) -> Present:
+        """Which literals the text of ``table`` can hold, by number: those it holds, and the
         few whose grams it holds apart (see :mod:`.grams`)."""
-        return frozenset(np.flatnonzero(table.holds(self._query)).tolist())
+        return table.holds(self._query)
 
-    def compiled(self, need: Requirement) -> Numbered:
-        """``need`` in numbers (kept for the requirement objects of the rule table)."""
-        kept = self._compiled.get(id(need))
-        if kept is None or kept[0] is not need:
-            kept = self._compiled[id(need)] = (need, self._compile(need))
-        return kept[1]
+    def held(self, numbers: Iterable[int]) -> Present:
+        """The literals of ``numbers``, as :meth:`possible_in` gives them."""
+        held = np.zeros(len(self._number), dtype=np.bool_)
+        held[np.fromiter(numbers, dtype=np.intp)] = True
+        return held
 
-    def _compile(self, need: Requirement) -> Numbered:
+
+Present = npt.NDArray[np.bool_]  # by literal number: the text holds the literal
+
+
+class _Program:
+    """Every requirement of a table, answered for a text in a few vector operations.
+
+    A requirement read part by part costs a Python call per part; the table's hold ten
+    thousand, and a 2 KB entry is read in several views. Here each distinct part is a node:
+    a set of literals (it holds when the text holds one of them) or an ``All``/``AnyOf`` of
+    nodes below it. The sets are answered at once (``logical_or.reduceat`` over their literals),
+    then the nodes height by height, each height's ``All`` and ``AnyOf`` in one call. The
+    hints are left out: a requirement that holds holds its hint, so they only ever cut the
+    work short, never change an answer. Node 0 is None (always holds)."""
+
+    def __init__(self, needs: Iterable[Requirement], number: dict[str, int]) -> None:
+        self._number = number
+        self._nodes: dict[Need, int] = {}  # by value: a part shared by rows is read once
+        self._ids: dict[int, tuple[Requirement, int]] = {}  # by identity: a quick lookup
+        self._height: list[int] = [0]
+        self._leaves: list[tuple[int, list[int]]] = []  # node, its literals' numbers
+        self._inner: list[tuple[int, bool, list[int]]] = []  # node, All?, the nodes below
+        self._built = False
+        for need in needs:
+            self.node(need)
+        lits = [sorted(found) for _, found in self._leaves]
+        self._leaf_nodes = np.array([n for n, _ in self._leaves], dtype=np.intp)
+        self._leaf_lits = np.array([k for found in lits for k in found], dtype=np.intp)
+        self._leaf_offsets = _offsets(lits)
+        # By height, then All before AnyOf: (nodes, the nodes below them, where each starts).
+        levels: dict[tuple[int, bool], list[tuple[int, list[int]]]] = {}
+        for node, every, below in self._inner:
+            levels.setdefault((self._height[node], not every), []).append((node, below))
+        self._levels = [
+            (
+                key[1],
+                np.array([n for n, _ in group], dtype=np.intp),
+                np.array([b for _, below in group for b in below], dtype=np.intp),
+                _offsets([below for _, below in group]),
+            )
+            for key, group in sorted(levels.items())
+        ]
+        self.size = len(self._height)
+        self._built = True
+
+    def node(self, need: Requirement) -> int | None:
+        """The node of ``need``, or None if it is not one of the program's (a requirement
+        made after the index: see :meth:`holds`)."""
         if need is None:
-            return None
-        if isinstance(need, frozenset):
-            return self.numbers(need)
-        parts = tuple(self._compile(part) for part in need.parts)
-        return isinstance(need, All), self.numbers(need.hint), parts
+            return 0
+        kept = self._ids.get(id(need))
+        if kept is not None and kept[0] is need:
+            return kept[1]
+        if self._built:  # no new nodes
+            found = self._nodes.get(need)
+            if found is not None:
+                self._ids[id(need)] = (need, found)
+            return found
+        found = self._nodes.get(need)
+        if found is None:
+            if isinstance(need, frozenset):
+                found = len(self._height)
+                self._height.append(0)
+                self._leaves.append((found, [self._number[lit] for lit in need]))
+            else:  # the nodes below first: they are numbered before it
+                below = [self.node(part) for part in need.parts]
+                nodes = [b for b in below if b is not None]
+                found = len(self._height)
+                self._height.append(1 + max(self._height[b] for b in nodes))
+                self._inner.append((found, isinstance(need, All), nodes))
+            self._nodes[need] = found
+        self._ids[id(need)] = (need, found)
+        return found
+
+    def run(self, present: Present) -> npt.NDArray[np.bool_]:
+        """Whether each node holds in a text holding the literals ``present``."""
+        holds = np.ones(self.size, dtype=np.bool_)
+        if len(self._leaf_nodes):
+            held = present[self._leaf_lits]
+            holds[self._leaf_nodes] = np.logical_or.reduceat(held, self._leaf_offsets)
+        for anyof, nodes, below, offsets in self._levels:
+            reduce = np.logical_or if anyof else np.logical_and
+            holds[nodes] = reduce.reduceat(holds[below], offsets)
+        return holds
 
 
-# A requirement in literal numbers: None (always), a set's numbers, or (all?, hint, parts).
-Numbered = frozenset[int] | tuple[bool, frozenset[int], tuple["Numbered", ...]] | None
-
-
-def holds_numbered(needed: Numbered, present: frozenset[int]) -> bool:
-    """:func:`holds` for a compiled requirement and the numbers of a text's literals."""
-    if needed is None:
-        return True
-    if isinstance(needed, frozenset):
-        return not needed.isdisjoint(present)
-    every, hint, parts = needed
-    if hint.isdisjoint(present):
-        return False
-    if every:
-        return all(holds_numbered(part, present) for part in parts)
-    return any(holds_numbered(part, present) for part in parts)
+def _offsets(groups: Sequence[Sequence[int]]) -> npt.NDArray[np.intp]:
+    """Where each group starts in their concatenation (for ``reduceat``; none is empty)."""
+    sizes = np.array([len(g) for g in groups], dtype=np.intp)
+    return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp) if len(sizes) else sizes
 
 
 _Tries = tuple[re.Pattern[str] | None, re.Pattern[str] | None]
@@ -389,26 +454,29 @@ class Literals:
     not: a rule then runs and finds nothing); ``"none"`` (a text few rows read) looks up each
     literal (``in`` on the folded text) only when asked, and remembers the answer."""
 
-    __slots__ = ("_folded", "_grams", "_index", "_numbers", "_seen", "_text")
+    __slots__ = ("_folded", "_grams", "_held", "_index", "_seen", "_text", "_truth")
 
     def __init__(self, text: str, index: Index, *, scan: str) -> None:
         self._index = index
         self._text = text
         self._folded = fold(text)
         self._grams: grams.Grams | None = None
-        self._numbers: frozenset[int] | None = None  # the literals found, if all were sought
+        self._held: Present | None = None  # the literals found, if all were sought
+        self._truth: npt.NDArray[np.bool_] | None = None
         self._seen: dict[str, bool] = {}
         if scan == "every":
-            self._numbers = index.numbers(index.present(self._folded))
+            self._held = index.held(index.numbers(index.present(self._folded)))
         elif scan == "grams":
-            self._numbers = index.possible_in(self.grams)
+            self._held = index.possible_in(self.grams)
 
     @property
-    def numbers(self) -> frozenset[int]:
-        """The numbers of the literals found (:meth:`Index.numbers`); ``scan`` was not "none"."""
-        if self._numbers is None:
-            raise ValueError("a text read with scan='none' has no numbers: call holds()")
-        return self._numbers
+    def truth(self) -> npt.NDArray[np.bool_]:
+        """Whether each node of the index's program holds (``scan`` was not "none")."""
+        if self._truth is None:
+            if self._held is None:
+                raise ValueError("a text read with scan='none' has no nodes read: call holds()")
+            self._truth = self._index.program.run(self._held)
+        return self._truth
 
     @property
     def grams(self) -> grams.Grams:
@@ -419,16 +487,19 @@ class Literals:
 
     def possible(self, row: int) -> bool:
         """False if the index's row ``row`` cannot match the text."""
-        if self._numbers is not None:
-            numbers = self._index.hint_numbers[row]
-            return numbers is None or not numbers.isdisjoint(self._numbers)
+        if self._held is not None:
+            return bool(self.truth[self._index.row_nodes[row]])
         hint = self._index.hints[row]
         return hint is None or self._any(hint)
 
     def holds(self, needed: Requirement) -> bool:
         """False only if the text cannot hold what ``needed`` says every match holds."""
-        if self._numbers is not None:
-            return holds_numbered(self._index.compiled(needed), self._numbers)
+        if self._held is not None:
+            node = self._index.program.node(needed)
+            if node is not None:
+                return bool(self.truth[node])
+        # Read on the text itself: a text read with scan="none", or a requirement the index
+        # was not made with.
         if needed is None:
             return True
         if isinstance(needed, frozenset):

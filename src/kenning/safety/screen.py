@@ -34,6 +34,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, get_args
 
+import numpy as np
+import numpy.typing as npt
+
 from kenning.safety import decode, grams, learned, prefilter, starts
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
@@ -174,7 +177,9 @@ def _match_pattern(
 
 
 _Needs = tuple[prefilter.Requirement, ...]
-_Reader = tuple[int, frozenset[int] | None, prefilter.Numbered]  # row, quick test, requirement
+# The rows of a scope that read a view, and the node of each one's requirement in the index's
+# program (:class:`.prefilter.Literals`' ``truth``).
+_Readers = tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]
 _ANYWHERE: Final = starts.Starts(None, (), False, None)
 
 
@@ -194,25 +199,18 @@ class _Plan:
     # first part of each alternative, and its Latin gate.
     begins: tuple[tuple[starts.Starts | None, ...], ...]
     # By scope and view: the rows of the scope that read the view (but not its unquoted text),
-    # with the literals of their quick test (None: always run) and, for a clause rule, the
-    # requirement of all its alternatives (a pattern's own is read when it is tried); and the
-    # rows that read the unquoted text, each screened on its own.
-    readers: dict[tuple[Scope, str], tuple[_Reader, ...]]
+    # with the node of each one's requirement (a pattern's, or what one of a clause rule's
+    # alternatives needs); and the rows that read the unquoted text, each screened on its own.
+    readers: dict[tuple[Scope, str], _Readers]
     unquoted: dict[Scope, tuple[int, ...]]
     shadows: frozenset[tuple[str, str]]  # (a, b): every rule that reads view b reads view a
 
-    def possible(self, scope: Scope, name: str, found: frozenset[int]) -> list[int]:
-        """The rows of ``scope`` reading view ``name`` that a text with the literals ``found``
-        (their numbers in the index) leaves possible."""
-        return [
-            row
-            for row, hint, need in self.readers[scope, name]
-            if hint is None
-            or (
-                not hint.isdisjoint(found)
-                and (need is None or prefilter.holds_numbered(need, found))
-            )
-        ]
+    def possible(self, scope: Scope, name: str, literals: prefilter.Literals) -> list[int]:
+        """The rows of ``scope`` reading view ``name`` that a text with ``literals`` leaves
+        possible. A pattern left out here is one :func:`_find` would not run on the view."""
+        rows, nodes = self.readers[scope, name]
+        found: list[int] = rows[literals.truth[nodes]].tolist()
+        return found
 
 
 @functools.cache
@@ -231,22 +229,16 @@ def _plan() -> _Plan:
             where.append((starts.starts(rule.regex), gate))
     rows_need = [prefilter.any_of(n) for n in needs]
     index = prefilter.Index(rows_need, also=[n for ns in needs for n in ns])
-    readers: dict[tuple[Scope, str], tuple[_Reader, ...]] = {}
+    readers: dict[tuple[Scope, str], _Readers] = {}
     unquoted: dict[Scope, tuple[int, ...]] = {}
     for scope in get_args(Scope):
         rows = [row for row, rule in enumerate(RULES) if scope in rule.scopes]
         quoted = [row for row in rows if _reads_unquoted(RULES[row])]
         unquoted[scope] = tuple(quoted)
         for name in get_args(ViewName):
-            readers[scope, name] = tuple(
-                (
-                    row,
-                    index.hint_numbers[row],
-                    index.compiled(rows_need[row]) if isinstance(RULES[row], ClauseRule) else None,
-                )
-                for row in rows
-                if row not in quoted and name in RULES[row].views
-            )
+            read = [row for row in rows if row not in quoted and name in RULES[row].views]
+            nodes = [index.row_nodes[row] for row in read]
+            readers[scope, name] = (np.array(read, dtype=np.intp), np.array(nodes, dtype=np.intp))
     names: tuple[str, ...] = get_args(ViewName)
     shadows = frozenset(
         (a, b)
@@ -323,9 +315,9 @@ def _tries(window: _Text, scope: Scope) -> list[tuple[int, list[str]]]:
     for name in window.views:
         literals = window.literals(name, quoted=False)
         if literals is None:  # exhaustive: every row that reads the view
-            rows = [row for row, _, _ in plan.readers[scope, name]]
+            rows = plan.readers[scope, name][0].tolist()
         else:
-            rows = plan.possible(scope, name, literals.numbers)
+            rows = plan.possible(scope, name, literals)
         for row in rows:
             names.setdefault(row, []).append(name)
     for row in plan.unquoted[scope]:  # a text of their own: :func:`_find` reads its literals
