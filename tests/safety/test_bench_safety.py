@@ -58,7 +58,7 @@ def _bench(*args: str) -> dict[str, object]:
 
 
 def test_every_channel_runs_the_real_writers_with_both_engines(tmp_path: Path) -> None:
-    report = _bench("--corpus", str(_corpus(tmp_path)), "--json")
+    report = _bench("--corpus", str(_corpus(tmp_path)), "--startup-rounds", "0", "--json")
     assert report["corpus_rows"] == 4 and report["errors"] == {}
     dev = report["dev"]
     assert isinstance(dev, dict)
@@ -93,7 +93,16 @@ def test_misses_are_listed_for_the_dev_split_only(tmp_path: Path) -> None:
         json.dumps({**missed, "id": "m-d", "text": "Other harmless words.", "split": "heldout"}),
     ]
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    report = _bench("--corpus", str(path), "--channel", "journal", "--show-misses", "--json")
+    report = _bench(
+        "--corpus",
+        str(path),
+        "--channel",
+        "journal",
+        "--show-misses",
+        "--startup-rounds",
+        "0",
+        "--json",
+    )
     assert [m["id"] for m in report["dev_misses"]] == ["m-c"]  # type: ignore[attr-defined]
 
 
@@ -114,14 +123,20 @@ def test_the_default_corpus_is_the_one_kept_with_the_tests() -> None:
 
 
 def test_latency_only_times_both_engines_without_the_writers(tmp_path: Path) -> None:
-    report = _bench("--corpus", str(_corpus(tmp_path)), "--latency-only", "--json")
-    assert set(report) == {"corpus_rows", "latency_2kb"}
+    report = _bench(
+        "--corpus", str(_corpus(tmp_path)), "--latency-only", "--startup-rounds", "1", "--json"
+    )
+    assert set(report) == {"corpus_rows", "latency_2kb", "startup"}
     latency = report["latency_2kb"]
     assert isinstance(latency, dict) and set(latency) == {"baseline", "screen"}
     for stats in latency.values():
         assert 0 < stats["p50_ms"] <= stats["p95_ms"]
-    done = CliRunner().invoke(
-        cli, ["bench", "safety", "--corpus", str(_corpus(tmp_path)), "--latency-only"]
-    )
+    started = report["startup"]
+    assert isinstance(started, dict)
+    assert set(started) == {"baseline", "screen_cold", "screen_warm"}
+    assert all(s["p50_ms"] > 0 and s["cpu_p50_ms"] > 0 for s in started.values())
+    args = ["--corpus", str(_corpus(tmp_path)), "--latency-only", "--startup-rounds", "0"]
+    done = CliRunner().invoke(cli, ["bench", "safety", *args])
     assert done.exit_code == 0, done.output
     assert "scan latency, 2 KB entry, memory scope:" in done.output and "blocked" not in done.output
+    assert "first verdict" not in done.output

@@ -400,12 +400,20 @@ def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
     is_flag=True,
     help="Only the scan latency on 2 KB entries (seconds, not minutes): no writers.",
 )
+@click.option(
+    "--startup-rounds",
+    type=click.IntRange(min=0),
+    default=3,
+    show_default=True,
+    help="Fresh processes timed to their first verdict, per kind of start (0: none).",
+)
 @json_option
 def bench_safety(
     corpus: Path | None,
     channels: tuple[str, ...],
     show_misses: bool,
     latency_only: bool,
+    startup_rounds: int,
     as_json: bool,
 ) -> None:
     """Threat screen: blocked and false-positive rates, baseline vs new, dev and held-out.
@@ -415,7 +423,7 @@ def bench_safety(
     with the current screen, in the same run; then scan latency on 2 KB entries, both engines
     taking turns on each entry.
     """
-    from kenning.bench import safety, safety_report
+    from kenning.bench import safety, safety_report, safety_startup
 
     unknown = sorted(set(channels) - set(safety.CHANNELS))
     if unknown:
@@ -431,10 +439,11 @@ def bench_safety(
     engines = tuple(safety.ENGINES)
     if latency_only:
         timing = safety.latency(safety.latency_samples(items), engines=engines)
+        started = safety_startup.startup(startup_rounds)
         if as_json:
-            echo_json({"corpus_rows": len(items), "latency_2kb": timing})
+            echo_json({"corpus_rows": len(items), "latency_2kb": timing, "startup": started})
             return
-        _echo_latency(timing)
+        _echo_latency(timing, started)
         return
     with click.progressbar(
         length=len(items) * len(engines), label="screening", file=sys.stderr
@@ -447,11 +456,18 @@ def bench_safety(
             progress=bar.update,
         )
     timing = safety.latency(safety.latency_samples(items), engines=engines)
+    started = safety_startup.startup(startup_rounds)
     summary = safety_report.summarise(items, decisions, engines, chosen)
     errors = safety_report.errors(decisions)
     missed = safety_report.misses(items, decisions, "screen", chosen) if show_misses else None
     if as_json:
-        report = {"corpus_rows": len(items), "latency_2kb": timing, "errors": errors, **summary}
+        report = {
+            "corpus_rows": len(items),
+            "latency_2kb": timing,
+            "startup": started,
+            "errors": errors,
+            **summary,
+        }
         if missed is not None:
             report["dev_misses"] = missed
         echo_json(report)
@@ -464,17 +480,31 @@ def bench_safety(
     for key in ("channel", "source", "category", "language"):
         click.echo(f"\n{safety_report.table(summary, engines, key)}")
     click.echo("")
-    _echo_latency(timing)
+    _echo_latency(timing, started)
     if errors:
         click.echo(f"\nwrites refused for other reasons: {errors}")
     for miss in missed or []:
         click.echo(f"  miss {miss['id']} on {','.join(miss['channels'])}: {miss['text']!r}")
 
 
-def _echo_latency(timing: dict[str, dict[str, float]]) -> None:
+def _echo_latency(
+    timing: dict[str, dict[str, float]], started: dict[str, dict[str, float]]
+) -> None:
     click.echo("scan latency, 2 KB entry, memory scope:")
     for name, stats in timing.items():
         click.echo(f"  {name:<9} p50 {stats['p50_ms']:.2f} ms   p95 {stats['p95_ms']:.2f} ms")
+    if not started:
+        return
+    click.echo("a new process's first verdict (import and one scan), p50:")
+    labels = {
+        "baseline": "baseline",
+        "screen_cold": "screen, empty cache",
+        "screen_warm": "screen, cache made",
+    }
+    for kind, stats in started.items():
+        click.echo(
+            f"  {labels[kind]:<20} {stats['p50_ms']:.0f} ms wall, {stats['cpu_p50_ms']:.0f} ms CPU"
+        )
 
 
 @bench.command("python")

@@ -32,6 +32,7 @@ from typing import Final
 
 import numpy as np
 
+from kenning.safety import compiled
 from kenning.safety.unicode import is_stripped, separator_for
 
 __all__ = ["View", "base_view", "extra_views"]
@@ -56,7 +57,7 @@ class View:
 
 # ---- base --------------------------------------------------------------------------------------
 
-_NEEDS_WORK: Final = re.compile(r"[^\t\n\r\x20-\x7e]")  # anything but printable ASCII
+_NEEDS_WORK: Final = compiled.regex(r"[^\t\n\r\x20-\x7e]")  # anything but printable ASCII
 # An ordinary character needs no care on its own: it is none of these (controls, format or
 # invisible characters, separators, combining marks) and no mark in _COMPOSING follows it
 # (which would compose with it).
@@ -77,8 +78,8 @@ _COMPOSING: Final = (
 # An ordinary run is a longest stretch of ordinary characters. Two searches for single
 # characters find where runs break (one search that read what follows every character cost
 # most of base_view).
-_NEEDS_CARE: Final = re.compile(f"[{_CARE}]")
-_MARK: Final = re.compile(f"[{_COMPOSING}]")
+_NEEDS_CARE: Final = compiled.regex(f"[{_CARE}]")
+_MARK: Final = compiled.regex(f"[{_COMPOSING}]")
 
 
 def _ordinary_runs(raw: str) -> Iterator[tuple[int, int]]:
@@ -285,20 +286,20 @@ _LEET: Final = {
 # whole run of such characters can be one (if the run from a later character mixes them, so
 # does the whole run, which the match then takes): the lookbehind spares the search from
 # reading each run again from every character of it.
-_LEET_WORD: Final = re.compile(
+_LEET_WORD: Final = compiled.regex(
     r"(?<![a-z0-9@$!|€+])(?=[a-z0-9@$!|€+]*[a-z])(?=[a-z0-9@$!|€+]*[013457890@$!|€+])"
     r"[a-z0-9@$!|€+]{3,}"
 )
 # Runs of at least 5 single letters, each pair separated by one space, dot, dash, underscore
 # or asterisk, or by a wider gap ("   ", " / ") that is kept as a word break.
-_SPACED_RUN: Final = re.compile(
+_SPACED_RUN: Final = compiled.regex(
     r"(?<![\w])[^\W\d_](?:(?:[ .\-_*]|[ ]{2,}|[ ]?/[ ]?)[^\W\d_](?![\w])){4,}"
 )
-_WORD_GAP: Final = re.compile(r"[ ]{2,}|[ ]?/[ ]?")
+_WORD_GAP: Final = compiled.regex(r"[ ]{2,}|[ ]?/[ ]?")
 
 
-_LEET_INSIDE: Final = re.compile(r"[013457890@$!|€+][a-z]")
-_HEXISH: Final = re.compile(r"[0-9a-f]+")
+_LEET_INSIDE: Final = compiled.regex(r"[013457890@$!|€+][a-z]")
+_HEXISH: Final = compiled.regex(r"[0-9a-f]+")
 
 
 def _is_leet(word: str) -> bool:
@@ -359,7 +360,7 @@ def _spaced(folded: View) -> View | None:
     return View("spaced", "".join(out), tuple(origin))
 
 
-_COMBINING: Final = re.compile(
+_COMBINING: Final = compiled.regex(
     "[\\u0300-\\u036f\\u0483-\\u0489\\u064b-\\u065f\\u1ab0-\\u1aff\\u1dc0-\\u1dff"
     "\\u20d0-\\u20ff\\ufe20-\\ufe2f]"
 )

@@ -25,20 +25,24 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from kenning.safety import compiled
+
 MAX_BLOBS: Final = 16  # per text: a cost bound
 MAX_DECODED_CHARS: Final = 16_384  # per text, all blobs together
 MIN_DECODED_CHARS: Final = 8
 
-_BASE64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX: Final = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,}(?![0-9A-Za-z])")
-_XESC: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){4,}")
-_UESC: Final = re.compile(r"(?:\\u[0-9a-fA-F]{4}){4,}")
-_PERCENT: Final = re.compile(r"\S*(?:%[0-9A-Fa-f]{2}){3,}\S*")
-_ENTITIES: Final = re.compile(r"(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});){4,}")
-_OCTESC: Final = re.compile(r"(?:\\[0-3][0-7]{2}){4,}")
-_ROT13_HINT: Final = re.compile(r"\brot-?13\b", re.IGNORECASE)
+_BASE64: Final = compiled.regex(
+    r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])"
+)
+_HEX: Final = compiled.regex(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){8,}(?![0-9A-Za-z])")
+_XESC: Final = compiled.regex(r"(?:\\x[0-9a-fA-F]{2}){4,}")
+_UESC: Final = compiled.regex(r"(?:\\u[0-9a-fA-F]{4}){4,}")
+_PERCENT: Final = compiled.regex(r"\S*(?:%[0-9A-Fa-f]{2}){3,}\S*")
+_ENTITIES: Final = compiled.regex(r"(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});){4,}")
+_OCTESC: Final = compiled.regex(r"(?:\\[0-3][0-7]{2}){4,}")
+_ROT13_HINT: Final = compiled.regex(r"\brot-?13\b", re.IGNORECASE)
 # Base32: upper case and the digits 2-7 only (so neither words nor hex), padded to 8.
-_BASE32: Final = re.compile(r"(?<![A-Za-z0-9=])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9=])")
+_BASE32: Final = compiled.regex(r"(?<![A-Za-z0-9=])[A-Z2-7]{24,}={0,6}(?![A-Za-z0-9=])")
 # Text written backwards: the commonest English words read right to left. A line counts as
 # reversed when more of them appear reversed than forwards (never in ordinary prose).
 _REVERSED_WORDS: Final = frozenset(
@@ -46,17 +50,19 @@ _REVERSED_WORDS: Final = frozenset(
 )
 # What only reversed text holds, in any language: a URL's scheme ("//:sptth") or a home folder's
 # dotfile ("swa./~", "~/.aws" backwards), a command piped backwards ("hs | ... lruc").
-_REVERSED_MARK: Final = re.compile(
+_REVERSED_MARK: Final = compiled.regex(
     r"//:s?ptth\b|[\w-]\./~(?![\w/])|\b(?:hs|hsab)\s*\|[^\n]{1,300}?\b(?:lruc|tegw)\b"
 )
 # A quoted string turned around by rev before it runs: echo '...' | rev | sh.
-_REV_PIPE: Final = re.compile(r"""(['"])([^'"\n]{8,400})\1\s*\|\s*rev\b""")
-_WORD: Final = re.compile(r"[a-z]+")
+_REV_PIPE: Final = compiled.regex(r"""(['"])([^'"\n]{8,400})\1\s*\|\s*rev\b""")
+_WORD: Final = compiled.regex(r"[a-z]+")
 # One of them as a whole word of _WORD's: what counting them among _WORD's words counts.
-_REVERSED_WORD: Final = re.compile(
-    "(?<![a-z])(?:" + "|".join(sorted(_REVERSED_WORDS, key=len, reverse=True)) + ")(?![a-z])"
+_REVERSED_WORD: Final = compiled.regex(
+    # longest first; ties in a fixed order, so the source (the key of its cached code,
+    # :mod:`.compiled`) is the same in every process
+    "(?<![a-z])(?:" + "|".join(sorted(_REVERSED_WORDS, key=lambda w: (-len(w), w))) + ")(?![a-z])"
 )
-_NON_SPACE: Final = re.compile(r"\S+")  # what _PERCENT's \S reads, so its runs are the same
+_NON_SPACE: Final = compiled.regex(r"\S+")  # what _PERCENT's \S reads, so its runs are the same
 _ROT13: Final = str.maketrans(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
     "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
@@ -204,47 +210,49 @@ def blobs(text: str) -> Iterator[Blob]:
 
 _QUOTED: Final = r"""(?:'[^'\n]{0,80}'|"[^"\n]{0,80}")"""
 # 'cu' + 'rl', "ht" + 'tp': two literals glued by + (JavaScript, Python, PowerShell, Java).
-_GLUED: Final = re.compile(r"""(['"])[ \t]*\+[ \t]*(['"])""")
+_GLUED: Final = compiled.regex(r"""(['"])[ \t]*\+[ \t]*(['"])""")
 # A list of literals joined: ['h','t','t','p'].join(''), ''.join(['h', 't']), ('a','b') -join '',
 # strings.Join([]string{"https:", "", "host"}, "/").
 _LIST: Final = rf"""((?:{_QUOTED}[ \t]*,[ \t]*){{1,60}}{_QUOTED})"""
 _JOINS: Final = (
-    re.compile(rf"""\[[ \t]*{_LIST}[ \t]*\][ \t]*\.join\([ \t]*(?P<sep>{_QUOTED})?[ \t]*\)"""),
-    re.compile(rf"""(?P<sep>{_QUOTED})[ \t]*\.join\([ \t]*[\[(][ \t]*{_LIST}[ \t]*[\])][ \t]*\)"""),
-    re.compile(rf"""\([ \t]*{_LIST}[ \t]*\)[ \t]*-join[ \t]*(?P<sep>{_QUOTED})"""),
-    re.compile(
+    compiled.regex(rf"""\[[ \t]*{_LIST}[ \t]*\][ \t]*\.join\([ \t]*(?P<sep>{_QUOTED})?[ \t]*\)"""),
+    compiled.regex(
+        rf"""(?P<sep>{_QUOTED})[ \t]*\.join\([ \t]*[\[(][ \t]*{_LIST}[ \t]*[\])][ \t]*\)"""
+    ),
+    compiled.regex(rf"""\([ \t]*{_LIST}[ \t]*\)[ \t]*-join[ \t]*(?P<sep>{_QUOTED})"""),
+    compiled.regex(
         rf"""strings\.Join\([ \t]*\[\]string\{{[ \t]*{_LIST}[ \t]*\}}[ \t]*,[ \t]*"""
         rf"""(?P<sep>{_QUOTED})[ \t]*\)"""
     ),
 )
 # Character codes: map(chr, [104, 116, ...]), String.fromCharCode(104, 116, ...), bytes([...]).
 _CODE: Final = r"(?:[3-9]\d|1[01]\d|12[0-6])"  # a printable ASCII character's code
-_CODES: Final = re.compile(rf"(?<![\d.])({_CODE}(?:[ \t]*,[ \t]*{_CODE}){{5,}})(?![\d.])")
-_CODES_CALL: Final = re.compile(
+_CODES: Final = compiled.regex(rf"(?<![\d.])({_CODE}(?:[ \t]*,[ \t]*{_CODE}){{5,}})(?![\d.])")
+_CODES_CALL: Final = compiled.regex(
     r"""(?:''|"")[ \t]*\.join\([ \t]*map\([ \t]*chr[ \t]*,[ \t]*[\[(]([\d, \t]+)[\])][ \t]*\)
         [ \t]*\)
       | String\.fromCharCode\(([\d, \t]+)\)
       | \bbytes\([ \t]*\[([\d, \t]+)\][ \t]*\)(?:\.decode\(\))?""",
     re.VERBOSE,
 )
-_ONE_CODE: Final = re.compile(r"""(?:\bchr\(|\[char\][ \t]*\(?)[ \t]*(\d{2,3})[ \t]*\)?""")
+_ONE_CODE: Final = compiled.regex(r"""(?:\bchr\(|\[char\][ \t]*\(?)[ \t]*(\d{2,3})[ \t]*\)?""")
 # Octal and hex escapes among plain characters, in a word or a quoted string: printf '\143\165rl
 # -s ...', $'\x63url'. (A run standing alone is an ordinary blob, with its minimum length.)
-_INLINE_ESCAPES: Final = re.compile(r"(?:\\[0-3][0-7]{2}|\\x[0-9a-fA-F]{2}){2,}")
+_INLINE_ESCAPES: Final = compiled.regex(r"(?:\\[0-3][0-7]{2}|\\x[0-9a-fA-F]{2}){2,}")
 _BESIDE: Final = frozenset("'\"-_") | frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 # Shell: $IFS for a space, empty quotes or $@ inside a word, variables put together.
-_IFS: Final = re.compile(r"\$\{IFS[^}]{0,8}\}|\$IFS\b")
-_EMPTY_IN_WORD: Final = re.compile(r"""(?<=[A-Za-z])(?:''|""|\$@|\$\*)(?=[A-Za-z])""")
-_ASSIGN: Final = re.compile(
+_IFS: Final = compiled.regex(r"\$\{IFS[^}]{0,8}\}|\$IFS\b")
+_EMPTY_IN_WORD: Final = compiled.regex(r"""(?<=[A-Za-z])(?:''|""|\$@|\$\*)(?=[A-Za-z])""")
+_ASSIGN: Final = compiled.regex(
     r"""(?:^|(?<=[;&|\s(]))([A-Za-z_]\w{0,30})=
         ('[^'\n]{0,200}'|"[^"\n]{0,200}"|[^\s;|&'"`]{1,200})""",
     re.M | re.VERBOSE,
 )
-_VAR_USE: Final = re.compile(r"\$\{(\w{1,31})(?::-([^}]{0,40}))?\}|\$(\w{1,31})")
+_VAR_USE: Final = compiled.regex(r"\$\{(\w{1,31})(?::-([^}]{0,40}))?\}|\$(\w{1,31})")
 # A command whose name is a variable, or two variables glued: what needs expanding.
-_BUILT_COMMAND: Final = re.compile(
+_BUILT_COMMAND: Final = compiled.regex(
     r"(?:^|[;&|(`]|\$\()[ \t]*\$\{?\w+\}?(?=[\s$|;]|$)|\$\{?\w+\}?\$\{?\w+", re.M
 )
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from dataclasses import dataclass
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.schema import Category
 from kenning.safety.unicode import is_suspect
 
@@ -32,7 +32,7 @@ class Finding:
 
 
 # Printable ASCII and the whitespace an excerpt turns into spaces: nothing to escape.
-_PLAIN: Final = re.compile(r"[\t\n\r\x0c\x20-\x7e]*")
+_PLAIN: Final = compiled.regex(r"[\t\n\r\x0c\x20-\x7e]*")
 
 
 def excerpt(matched: str, *, redact: bool = False) -> str:

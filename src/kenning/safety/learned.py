@@ -30,7 +30,6 @@ Without the weights file (a trimmed install) the layer reports nothing.
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,8 @@ from typing import Final
 
 import numpy as np
 import numpy.typing as npt
+
+from kenning.safety import compiled
 
 MODEL_PATH: Final = Path(__file__).parent / "model" / "learned.npz"
 BUCKETS_LOG2: Final = 19
@@ -59,7 +60,7 @@ _STEP: Final = {
 MIN_WORDS: Final = 3
 # Scripts written without spaces between words (Han, kana, Thai, Lao, Tibetan, Myanmar,
 # Khmer, Yi): each of their letters counts as a word, as a Chinese character roughly is.
-_UNSPACED: Final = re.compile(
+_UNSPACED: Final = compiled.regex(
     "[\u0e00-\u0fff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uf900-\ufaff\uff66-\uff9f"
     "\U00020000-\U0003ffff]"

@@ -31,6 +31,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.negation import condemned, directed, forbids, negated
 from kenning.safety.patterns.schema import Rule
 
@@ -54,7 +55,7 @@ _MAX_QUOTED: Final = 600
 # Words that describe what stands in quotes, by language. Written from each language's common
 # ways of saying "an attack / injection like this", "for example", "text such as", "contains",
 # the names of the kinds of attack, and "is not followed / not executed".
-_CUE: Final = re.compile(
+_CUE: Final = compiled.regex(
     r"""\b(?:attacks?|attackers?|inject(?:ion|ions|ed)?|examples?|e\.g\.|such\s+as|like
       |contain(?:s|ed|ing)?
       |phrases?|samples?|payloads?|quoted|flag(?:s|ged)?|detect(?:s|ed)?|block(?:s|ed)?
@@ -83,11 +84,13 @@ _CUE: Final = re.compile(
     """,
     re.IGNORECASE | re.VERBOSE,
 )
-_LIST_ITEM: Final = re.compile(r"^[ \t>]*(?:[-*+•]|\d{1,3}[.)])[ \t]")
+_LIST_ITEM: Final = compiled.regex(r"^[ \t>]*(?:[-*+•]|\d{1,3}[.)])[ \t]")
 # A string literal on a line of its own, in a list or tuple of code ("    'Ignore ...',"), and
 # the line that opens that list ("INJECTION_SAMPLES = [").
-_CODE_ITEM: Final = re.compile(r"""^[ \t]*[rbuf]?(["'])[^\n]*\1[ \t]*,?[ \t]*$""")
-_CODE_LIST: Final = re.compile(r"^[ \t]*(?:[\w.]+[ \t]*(?::[^=\n]*)?=|[\w.]+\()[ \t]*[\[({][ \t]*$")
+_CODE_ITEM: Final = compiled.regex(r"""^[ \t]*[rbuf]?(["'])[^\n]*\1[ \t]*,?[ \t]*$""")
+_CODE_LIST: Final = compiled.regex(
+    r"^[ \t]*(?:[\w.]+[ \t]*(?::[^=\n]*)?=|[\w.]+\()[ \t]*[\[({][ \t]*$"
+)
 
 
 def mentioned(rule: Rule, text: str, parts: Sequence[Span]) -> bool:
@@ -121,7 +124,7 @@ def mentioned(rule: Rule, text: str, parts: Sequence[Span]) -> bool:
 # match: a whole instruction quoted is read by described_quote.
 _OPEN_QUOTE: Final = {"'": "'", '"': '"', "“": "”", "‘": "’", "«": "»", "「": "」", "『": "』"}
 _QUOTE_SLACK: Final = 24
-_MENTION_CUE: Final = re.compile(
+_MENTION_CUE: Final = compiled.regex(
     r"""\b(?:phrases?|wording|strings?|sentences?|attacks?|examples?|e\.g\.|such\s+as|called
       |known\s+as|lists?|listed|flag(?:s|ged)?|detects?|detected|blocks?|blocked|refuses?|refused
       |patterns?|payloads?|injections?|classic|common|typical)\b""",
@@ -256,11 +259,11 @@ def _across_quotes(text: str, parts: Sequence[Span]) -> bool:
 # ---- inert commands -----------------------------------------------------------------------------
 
 # An elided or placeholder argument: "…", "...", "<IP>", "<redacted-ip>", "/dev/sdX", "\x..".
-_ELIDED: Final = re.compile(
+_ELIDED: Final = compiled.regex(
     r"\.{3}|…|<[A-Za-z][\w .:/-]{0,30}>|(?-i:/dev/(?:sd|hd|vd|xvd|disk|rdisk)[XN]\b)|\\x\.\."
 )
 # What makes a command concrete: a URL with a real host, an IP address, a variable, a blob.
-_TARGET: Final = re.compile(
+_TARGET: Final = compiled.regex(
     r"""[a-z][a-z0-9+.-]{1,10}://(?![.…]|<)[\w-]+(?:\.[\w-]+)+
       | \b\d{1,3}(?:\.\d{1,3}){3}\b | \$\{?[A-Za-z_]\w* | [A-Za-z0-9+/=]{24,}""",
     re.IGNORECASE | re.VERBOSE,
@@ -268,21 +271,21 @@ _TARGET: Final = re.compile(
 # A download with nothing to download ("curl | sh", "wget -qO- | bash"), a shell handed to no
 # host ("nc -e /bin/sh" and nothing after), and, at the start of its quote, a decoder with
 # nothing to decode ("`xxd -r -p | bash`").
-_NO_TARGET: Final = re.compile(
+_NO_TARGET: Final = compiled.regex(
     r"""\b(?:curl|wget|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)(?:\s+-{1,2}[\w-]+)*\s*\|
       | \b(?:nc|ncat|netcat)\s+-[ec]\s+\S+\s*$""",
     re.IGNORECASE | re.VERBOSE,
 )
-_STDIN_DECODER: Final = re.compile(
+_STDIN_DECODER: Final = compiled.regex(
     r"(?:xxd|base64|openssl(?:\s+\w+)?|printf)(?:\s+-{1,2}[\w-]+)*\s*\|", re.IGNORECASE
 )
 # A line that is a command: nothing before the match but a list marker, a prompt or sudo.
-_COMMAND_LINE: Final = re.compile(
+_COMMAND_LINE: Final = compiled.regex(
     r"(?:^|\n)[ \t]*(?:[-*+>]|\d{1,3}[.)]|\$|#)?[ \t]*(?:sudo[ \t]+)?\Z"
 )
-_PROSE: Final = re.compile(r"(?:\b[^\W\d_]{2,}[ \t]+){4}")
-_EXTENT_END: Final = re.compile(r"[`\n;]|&&|\|\||\s[-–—]\s")
-_QUOTE_START: Final = re.compile(r"(?:^|[`'\"“(])[ \t]*$")
+_PROSE: Final = compiled.regex(r"(?:\b[^\W\d_]{2,}[ \t]+){4}")
+_EXTENT_END: Final = compiled.regex(r"[`\n;]|&&|\|\||\s[-–—]\s")
+_QUOTE_START: Final = compiled.regex(r"(?:^|[`'\"“(])[ \t]*$")
 
 
 def _extent(text: str, start: int, end: int) -> str:
@@ -335,15 +338,15 @@ def inert_command(text: str, start: int, end: int) -> bool:
 
 # ---- placeholder secrets ------------------------------------------------------------------------
 
-_PLACEHOLDER: Final = re.compile(
+_PLACEHOLDER: Final = compiled.regex(
     r"""x{3,}|\*{3,}|\.{3}|…|<[^<>\n]{1,40}>|\{\{[^}\n]{0,40}\}\}|\byour[-_ ]|changeme
       |placeholder|redacted|dummy|replace[-_ ]?me""",
     re.IGNORECASE | re.VERBOSE,
 )
-_SLOT: Final = re.compile(r"<[^<>\n]{1,40}>")
+_SLOT: Final = compiled.regex(r"<[^<>\n]{1,40}>")
 # A value that says where a secret is kept, or a chat channel or handle, is no secret:
 # "密码都在 1Password 里", "the token is in Vault", "report it to #security".
-_NOT_A_SECRET: Final = re.compile(
+_NOT_A_SECRET: Final = compiled.regex(
     r"""(?:1Password|Bitwarden|KeePass\w*|LastPass|Dashlane|Keeper|Vault|Keychain|Doppler|Infisical
       |op://\S*|vault://\S*|Secrets?\s*Manager|Key\s*Vault|(?<![^\s:：=])[#@][A-Za-z][\w-]*)
     ["'`”」]?\s*$""",

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
+
 # Negation words, by language (word-separated scripts first, then those without spaces).
 _WORD: Final = r"""
     # a word, not part of a flag or a name ("--no-check-certificate", "NO_PROXY"); "not:" is
@@ -54,13 +56,13 @@ _WORD: Final = r"""
 # "instructions that tell the assistant to hide things, skip approvals" (a noun phrase: a list
 # may follow); "an injected instruction can ask the model to emit ...", "if an assistant can be
 # convinced to output ..." (what an attack can make a model do).
-_IF_ASKED: Final = re.compile(
+_IF_ASKED: Final = compiled.regex(
     r"""\b(?:if|when|whenever|once)\b[^.!?\n,;]{0,60}?\b(?:says?|asks?|tells?|instructs?|tries
       |attempts?|wants?|urges?)\s+(?:(?:you|us|it|them|the\s+[\w-]+|an?\s+[\w-]+)\s+)?to\s+
       (?:[\w-]+\s+){0,2}[`'"“„«]?$""",
     re.IGNORECASE | re.VERBOSE,
 )
-_ASKING_TEXT: Final = re.compile(
+_ASKING_TEXT: Final = compiled.regex(
     r"""\b(?:texts?|instructions?|entries|entry|notes?|messages?|content|requests?|prompts?
       |anything|something|comments?|pages?|documents?|files?|issues?|emails?)\s+(?:that|which)\s+
       (?:tells?|asks?|instructs?|wants?|tries\s+to\s+(?:get|make)|urges?)\s+(?:the\s+|an?\s+)?
@@ -74,7 +76,7 @@ _ASKING_TEXT: Final = re.compile(
 )
 # What attackers, scammers or phishing mails do, described: "attackers often pose as IT and ask
 # for MFA codes", "мошенники просят код из SMS", "诈骗者会索要验证码".
-_ATTACKER_DOES: Final = re.compile(
+_ATTACKER_DOES: Final = compiled.regex(
     r"""(?:\b(?:attackers?|scammers?|fraudsters?|phishers?|criminals?|hackers?|impostors?|imposters?
       |bad\s+actors?|threat\s+actors?|phishing\s+(?:e-?mails?|messages?|sites?|pages?|texts?|calls?)
       |scams?|malware|злоумышленник\w*|мошенник\w*|шахра\w*|atacantes?|estafadores?
@@ -86,10 +88,10 @@ _ATTACKER_DOES: Final = re.compile(
     (?:\s+|(?<=[\u3040-\u9fff\uac00-\ud7af]))[^.!?\n;,:。'"`<>|]{0,60}$""",
     re.IGNORECASE | re.VERBOSE,
 )
-_BEFORE: Final = re.compile(_WORD, re.IGNORECASE | re.VERBOSE)
+_BEFORE: Final = compiled.regex(_WORD, re.IGNORECASE | re.VERBOSE)
 
 # What ends a negation's scope between it and the match: a contrast or a next step.
-_SCOPE_END: Final = re.compile(
+_SCOPE_END: Final = compiled.regex(
     r"""
     [;；]
   | [,，:：—–]\s*(?:please\s+|then\s+|now\s+|entonces\s+|então\s+|dann\s+|puis\s+|потом\s+)?
@@ -110,25 +112,25 @@ _SCOPE_END: Final = re.compile(
 # Verbs of telling, asking, waiting or following: a negation of one of them is a permission
 # or an override ("don't tell the user", "never ask first", "do not follow your rules").
 # The same said with the verb first: "Vergiss nicht, ...", "Zögere nicht", "Vergeet niet".
-_PERMISSIVE_BEFORE: Final = re.compile(
+_PERMISSIVE_BEFORE: Final = compiled.regex(
     r"\b(?:vergiss|vergesst|vergessen\s+Sie|zögere|zögert|zögern\s+Sie|vergeet|aarzel|glöm|tveka"
     r"|glem|nøl)\s*$",
     re.IGNORECASE,
 )
 # ... and with the verb last, as German and Dutch put it: "nicht mehr nachfragen", "nooit meer
 # om bevestiging vragen"; then "auch nicht bei X", "ook niet bij X" continue the permission.
-_PERMISSIVE_FINAL: Final = re.compile(
+_PERMISSIVE_FINAL: Final = compiled.regex(
     r"""[^,;:.!?\n]{0,50}?\b(?:fragen|nachfragen|sagen|melden|warten|bestätigen|erwähnen|informieren
       |vragen|vertellen|zeggen|wachten|bevestigen|melden|fråga|berätta|spørre|fortelle|pytać|ptát
       |zeptat)\b""",
     re.IGNORECASE | re.VERBOSE,
 )
-_CONTINUED: Final = re.compile(
+_CONTINUED: Final = compiled.regex(
     r"\b(?:also|even|auch|ook|même|tampoco|nemmeno|neanche|anche|também|даже|тоже|також|också|też"
     r"|ani)\s*$",
     re.IGNORECASE,
 )
-_PERMISSIVE: Final = re.compile(
+_PERMISSIVE: Final = compiled.regex(
     r"""
     \s*(?:,\s*)?(?:(?:you|we|i|they)\s+)?(?:(?:need|have|got)\s+to\s+|(?:need|needs)\s+)?
     (?:tell|telling|inform|notify|mention|mentioning|warn|alert|report|explain|say|bother
@@ -179,15 +181,17 @@ _FILLER: Final = r"""
       |как|os|as|los|las|les|des|die|der|das|den|il|lo|gli|i|le|la|el|um|uma|un|une|ein|eine
       |scripts?\s+(?:do|del|du)\s+tipo|comandos?|befehle?|commandes?|команды?|команд)\s+){0,4}
 """
-_DOING_ONLY: Final = re.compile(rf"\s*(?:(?:{_DOING}|pas|jamais|plus)\s*)?{_FILLER}", re.I | re.X)
-_TIGHT: Final = re.compile(
+_DOING_ONLY: Final = compiled.regex(
+    rf"\s*(?:(?:{_DOING}|pas|jamais|plus)\s*)?{_FILLER}", re.I | re.X
+)
+_TIGHT: Final = compiled.regex(
     rf"(?:{_WORD})\s*(?:(?:we|you|i|they|y|nós|nosotros|wir|nous|мы)\s+)?"
     rf"(?:{_DOING}\s*(?:(?:pas|jamais|plus)\s+)?)?{_FILLER}[`'\"“„«‘(\[*]{{0,3}}\s*$",
     re.IGNORECASE | re.VERBOSE,
 )
 # The match itself begins with a verb of telling or asking ("mention", "tell the user"): a
 # negation right before it is what a concealment or approval-skipping attack says.
-_PERMISSIVE_START: Final = re.compile(
+_PERMISSIVE_START: Final = compiled.regex(
     r"""(?:tell|inform|notify|mention|warn|alert|report|explain|say|confirm|wait|prompt|pause
       |ask(?:ing)?\s+(?:(?:me|us|the\s+user|them|anyone|the\s+owner)\s+)?(?:before|first|again
         |whether|if|for\s+(?:confirmation|permission|approval|consent))\b|follow|obey|comply
@@ -197,7 +201,7 @@ _PERMISSIVE_START: Final = re.compile(
 )
 
 # After the match: a predicate that forbids or condemns it, by language.
-_CONDEMNING: Final = re.compile(
+_CONDEMNING: Final = compiled.regex(
     r"""
     \b(?:is|are|was|were|stays?|remains?)\s+(?:now\s+|strictly\s+|also\s+)?(?:forbidden|prohibited
       |banned|not\s+allowed|not\s+permitted|disallowed|deprecated|dangerous|unsafe|suspicious
@@ -234,7 +238,7 @@ _CONDEMNING: Final = re.compile(
 )
 # A condemnation of telling rather than of the thing: "禁止告诉用户", "報告しないこと" nearby,
 # "אסור לספר", "it is forbidden to tell the user" -- concealment, not a rule against the match.
-_TELLING: Final = re.compile(
+_TELLING: Final = compiled.regex(
     r"""\b(?:tell|inform|notify|mention|report|say|warn|sagen|erzähl\w*|erwähn\w*|informier\w*
       |melden|dire|informer|signaler|mentionner|decir|informar|avisar|mencionar|contar|dizer|riferire
       |говорить|сообщать|рассказ\w*|упомина\w*|говорити|повідомля\w*)\b
@@ -244,7 +248,7 @@ _TELLING: Final = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 # "not dangerous", "nicht gefährlich", "не опасно": a condemnation negated is a reassurance.
-_REASSURED: Final = re.compile(
+_REASSURED: Final = compiled.regex(
     r"(?:\b(?:not|isn['’]t|aren['’]t|never|nicht|kein|pas|no|não|non|не|ни)\s+(?:\w+\s+)?"
     r"|不|没有|並不|并不|ではな)\s*$",
     re.IGNORECASE,
@@ -264,10 +268,10 @@ _RUN_VERB: Final = r"""
       |установи|виконай|запусти|запустіть|uruchom|spusť|spusťte|jalankan|chạy|รัน
       |运行|執行|执行|運行|使用|跑一下|先跑|请跑)
 """
-_RUN_BEFORE: Final = re.compile(
+_RUN_BEFORE: Final = compiled.regex(
     rf"(?:(?<![\w-])|(?<=[\u4e00-\u9fff])){_RUN_VERB}(?![\w-])", re.IGNORECASE | re.VERBOSE
 )
-_RUN_AFTER: Final = re.compile(
+_RUN_AFTER: Final = compiled.regex(
     r"""[^\S\n]*[`'"”」)]*[^\S\n]*(?:
         (?:\s+-{1,2}[\w-]+){0,3}\s*(?:を|を使って|で)?\s*(?:実行|使用|インストール|再試行|リトライ)
         (?:して(?!い)|しろ|せよ|しなさい|すること|する(?=[。、\s]|$))
@@ -277,7 +281,7 @@ _RUN_AFTER: Final = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 # Later in the sentence, past any contrast: "..., but it's fine: run it", "go ahead".
-_RUN_IT: Final = re.compile(
+_RUN_IT: Final = compiled.regex(
     r"""\b(?:(?:run|execute|do|use|apply|install|paste|keep|add)\s+(?:it|this|that|them)|go\s+ahead
       |выполни\s+(?:его|её|это)|запусти\s+(?:его|её|это)|ejecút[ae]lo|execute-o|exécute[sz]?-le
       |führe\s+(?:es|ihn|sie)\s+aus|eseguilo)\b""",
@@ -286,7 +290,7 @@ _RUN_IT: Final = re.compile(
 
 _REACH: Final = 100
 _AFTER: Final = 80
-_SENTENCE_END: Final = re.compile(r"[.!?](?=\s|$)|[。！？\n]")
+_SENTENCE_END: Final = compiled.regex(r"[.!?](?=\s|$)|[。！？\n]")
 
 
 def _sentence_before(text: str, start: int, reach: int) -> str:

@@ -32,7 +32,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from kenning.safety import grams
+from kenning.safety import compiled, grams
 
 __all__ = [
     "All",
@@ -75,8 +75,9 @@ def _fold_tables() -> tuple[dict[int, str], dict[int, str]]:
 _BEFORE, _AFTER = _fold_tables()
 # str.translate looks every character up in the table, a hundred times the cost of lower():
 # the tables are applied only to texts that hold one of their characters (most hold none).
-_BEFORE_CHARS: Final = re.compile("[" + "".join(map(chr, _BEFORE)) + "]")
-_AFTER_CHARS: Final = re.compile("[" + re.escape("".join(map(chr, _AFTER))) + "]")
+_BEFORE_CHARS: Final = compiled.regex("[" + "".join(map(chr, _BEFORE)) + "]")
+# (sorted: the same source in every process, so its code is found in the cache, .compiled)
+_AFTER_CHARS: Final = compiled.regex("[" + re.escape("".join(sorted(map(chr, _AFTER)))) + "]")
 
 
 def fold(text: str) -> str:
@@ -406,7 +407,7 @@ def _trie_regex(literals: Iterable[str]) -> _Tries:
         node[""] = {}
     guards = ("[\\x00-\\x7f]", "[^\\x00-\\x7f]")
     ascii_trie, other_trie = (
-        re.compile(f"(?={guard})(?=({_trie_source(trie)}))", re.DOTALL) if trie else None
+        compiled.regex(f"(?={guard})(?=({_trie_source(trie)}))", re.DOTALL) if trie else None
         for trie, guard in zip(tries, guards, strict=True)
     )
     return ascii_trie, other_trie

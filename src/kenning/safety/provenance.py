@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from kenning.safety import compiled
 from kenning.safety.findings import Finding
 from kenning.safety.patterns import Scope
 from kenning.safety.screen import assess
@@ -26,18 +27,18 @@ from kenning.safety.screen import assess
 Provenance = Literal["user", "agent", "tool", "web"]
 UNTRUSTED: Final[frozenset[str]] = frozenset({"tool", "web"})
 
-_URL: Final = re.compile(r"https?://|\bwww\.", re.IGNORECASE)
-_COMMAND: Final = re.compile(
+_URL: Final = compiled.regex(r"https?://|\bwww\.", re.IGNORECASE)
+_COMMAND: Final = compiled.regex(
     r"`[^`\n]*\b(?:curl|wget|sh|bash|sudo|rm|chmod|git\s+push|ssh|scp|nc|python\d?\s+-c)\b"
     r"|\|\s*(?:ba|z)?sh\b|\$\(|\bsudo\s",
     re.IGNORECASE,
 )
-_DIRECTIVE: Final = re.compile(
+_DIRECTIVE: Final = compiled.regex(
     r"\b(?:always|never|from\s+now\s+on|you\s+(?:must|should|have\s+to|need\s+to)|make\s+sure\s+"
     r"(?:to|you)|do\s+not|don['’]t|remember\s+to|whenever)\b",
     re.IGNORECASE,
 )
-_WORDS: Final = re.compile(r"\w+")
+_WORDS: Final = compiled.regex(r"\w+")
 _SHARED_RUN: Final = 6  # consecutive words shared with a tool result: the text was copied
 
 

@@ -37,7 +37,7 @@ from typing import Final, get_args
 import numpy as np
 import numpy.typing as npt
 
-from kenning.safety import decode, grams, learned, prefilter, starts
+from kenning.safety import compiled, decode, grams, learned, prefilter, starts
 from kenning.safety.canonical import View, base_view, extra_views
 from kenning.safety.findings import Finding, excerpt
 from kenning.safety.mentions import mentioned
@@ -54,7 +54,7 @@ _MAX_MENTIONS: Final = 64  # mentions of one rule skipped in a window before it 
 
 # A sentence ends at . ! ? followed by a space (not in "README.md" or "v2.3"), at CJK
 # terminators, semicolons and line breaks.
-_CLAUSE_END: Final = re.compile(r"[.!?](?=\s|$)|[。！？;；\n]")
+_CLAUSE_END: Final = compiled.regex(r"[.!?](?=\s|$)|[。！？;；\n]")
 
 
 @dataclass
@@ -215,6 +215,11 @@ class _Plan:
 
 @functools.cache
 def _plan() -> _Plan:
+    """The plan, from the cache file (:mod:`.compiled`) where a process made it before."""
+    return compiled.plan(_make_plan, _Plan)
+
+
+def _make_plan() -> _Plan:
     needs: list[_Needs] = []
     where: list[tuple[starts.Starts | None, ...]] = []
     for rule in RULES:

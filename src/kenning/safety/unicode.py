@@ -15,10 +15,11 @@ them before the patterns are matched.
 from __future__ import annotations
 
 import functools
-import re
 import unicodedata
 from collections.abc import Iterable
 from typing import Final
+
+from kenning.safety import compiled
 
 # The kinds of invisible character a scan reports, as finding ids, with the reason shown to the
 # user. Findings are listed in this order, after those of the pattern table.
@@ -110,7 +111,7 @@ _VARIATION_SELECTORS: Final = frozenset([*range(0xFE00, 0xFE10), *range(0xE0100,
 # A subdivision flag is WAVING BLACK FLAG, 2 to 7 tag digits or lowercase tag letters (the
 # region code, "gbeng" for England), then CANCEL TAG. Tag characters anywhere else smuggle text.
 _BLACK_FLAG: Final = "\U0001f3f4"
-_FLAG_RE: Final = re.compile(
+_FLAG_RE: Final = compiled.regex(
     _BLACK_FLAG + "([\U000e0030-\U000e0039\U000e0061-\U000e007a]{2,7})\U000e007f"
 )
 
@@ -128,17 +129,17 @@ def _char_class(ranges: Iterable[tuple[int, int]], *, but: str = "") -> str:
     return "[" + "".join(parts) + "]"
 
 
-SUSPECT_RE: Final = re.compile(_char_class(SUSPECT_RANGES))
+SUSPECT_RE: Final = compiled.regex(_char_class(SUSPECT_RANGES))
 
 # Controls that separate words: VERTICAL TAB, the information separators \x1c-\x1f and NEXT LINE.
 # They are not removed but turned into spaces, so "ignore\x0bprevious" stays two words.
 _SEPARATING_CONTROLS: Final = "\x0b\x1c\x1d\x1e\x1f\x85"
-_STRIP_RE: Final = re.compile(_char_class(SUSPECT_RANGES, but=_SEPARATING_CONTROLS))
+_STRIP_RE: Final = compiled.regex(_char_class(SUSPECT_RANGES, but=_SEPARATING_CONTROLS))
 # What separate_words turns into a newline, and into a space. OGHAM SPACE MARK is the one space
 # character that NFKC does not fold to " ", and patterns match in ASCII mode, where \s is ASCII.
 _LINE_BREAKS: Final = "\x85\u2028\u2029"
 _SPACES: Final = "\x0b\x1c\x1d\x1e\x1f\u1680"
-_SEPARATOR_RE: Final = re.compile(f"[{_LINE_BREAKS}{_SPACES}]")
+_SEPARATOR_RE: Final = compiled.regex(f"[{_LINE_BREAKS}{_SPACES}]")
 
 
 def separator_for(ch: str) -> str | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.payloads import (
     _CRED_PATH,
     _HOME,
@@ -230,7 +231,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         "sudoers, authorized_keys, crontab; persistence)",
         views=COMMAND,
         negatable=True,
-        regex=re.compile(
+        regex=compiled.regex(
             rf"""
             (?:\b(?:add|append|put|insert|write|paste|place|grant)(?:ing)?\b|加入|添加|加到|写入|寫入|追記
               |추가|добав|añade|agrega|trage|füge|ajoute|adiciona|aggiungi)

@@ -22,9 +22,9 @@ API with its token is how the token is used.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.payloads import _CRED_PATH
 from kenning.safety.patterns.schema import ALL, Pattern, ascii_regex
 
@@ -67,8 +67,8 @@ _SENDS: Final = r"""(?:
   | \b(?:nc|ncat|netcat)\s+(?:-(?!\w*z)\w+\s+)*[\w.-]+\s+\d{2,5}\b | /dev/tcp/  # not nc -z
 )"""
 
-_URL: Final = re.compile(r"https?://\S+")
-_PLACEHOLDER_URL: Final = re.compile(r"https?://(?:<|\.\.\.|…|\{|\[)")
+_URL: Final = compiled.regex(r"https?://\S+")
+_PLACEHOLDER_URL: Final = compiled.regex(r"https?://(?:<|\.\.\.|…|\{|\[)")
 
 
 def _to_nowhere(match: str) -> bool:

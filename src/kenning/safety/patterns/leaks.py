@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.schema import ALL, COMMAND, MEMORY, Pattern, ascii_regex, english_regex
 
 # What a secret is, said in words or as the file that holds it.
@@ -64,7 +65,7 @@ _MONEY: Final = r"""(?:
   | भुगतान|पेमेंट|इनवॉइस|रिफ़ंड|वेतन|การชำระ|โอนเงิน
 )"""
 
-_MONEY_RX: Final = re.compile(_MONEY, re.IGNORECASE | re.VERBOSE)
+_MONEY_RX: Final = compiled.regex(_MONEY, re.IGNORECASE | re.VERBOSE)
 
 # ---- credentials sent to an address, said in any language ---------------------------------------
 
@@ -106,11 +107,11 @@ _SEND: Final = r"""(?:
   | भेज|अपलोड|कॉपी|पेस्ट|পাঠা|আপলোড|কপি|ส่ง|อัปโหลด|คัดลอก|שלח|העלה|העתק|أرسل|ارسل|ارفع|انسخ
   | بفرست|ارسال|آپلود
 )"""
-_CRED_NAMED_RX: Final = re.compile(_CRED_NAMED, re.IGNORECASE | re.VERBOSE)
-_ADDRESS_RX: Final = re.compile(_ADDRESS, re.IGNORECASE | re.VERBOSE)
-_SEND_RX: Final = re.compile(_SEND, re.IGNORECASE | re.VERBOSE)
+_CRED_NAMED_RX: Final = compiled.regex(_CRED_NAMED, re.IGNORECASE | re.VERBOSE)
+_ADDRESS_RX: Final = compiled.regex(_ADDRESS, re.IGNORECASE | re.VERBOSE)
+_SEND_RX: Final = compiled.regex(_SEND, re.IGNORECASE | re.VERBOSE)
 # "from" before the address: the file comes from there ("copy it from https://vault...").
-_FROM_BEFORE: Final = re.compile(
+_FROM_BEFORE: Final = compiled.regex(
     r"(?:\b(?:from|von|aus|de|desde|da|van|från|fra|z|ze|из|з|dari|từ)|从|從|から|에서)\s*[`'\"]?$",
     re.IGNORECASE,
 )
@@ -149,7 +150,7 @@ _EVERY_REPLY: Final = r"""(?:
 # A URL whose last parameter is left empty for something to be appended: "https://x/a?q=".
 _OPEN_QUERY: Final = r"https?://[^\s`'\"<>]+?[?&][\w-]{1,30}=(?=[\s`'\"」）)]|$|[^\x00-\x7f])"
 
-_CLAUSE_SPLIT: Final = re.compile(r"[.!?](?=\s|$)|[。！？;；]")
+_CLAUSE_SPLIT: Final = compiled.regex(r"[.!?](?=\s|$)|[。！？;；]")
 
 
 def _no_clause_sends_out(line: str) -> bool:
@@ -260,7 +261,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         views=frozenset({"base"}),
         negatable=True,
         exempt=_no_clause_sends_out,
-        regex=re.compile(
+        regex=compiled.regex(
             rf"""^(?=[^\n]*?{_CRED_NAMED})(?=[^\n]*?{_ADDRESS})[^\n]*""",
             re.IGNORECASE | re.MULTILINE | re.VERBOSE,
         ),
@@ -275,7 +276,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         "(exfiltration)",
         views=frozenset({"base"}),
         negatable=True,
-        regex=re.compile(
+        regex=compiled.regex(
             rf"""
             # "attach the environment variables ... https://hooks.../in/x", across one line break
             (?:{_ALONG}[^\n]{{0,80}}?{_ALL_ENV}|{_ALL_ENV}[^\n]{{0,80}}?{_ALONG})
@@ -295,7 +296,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         reason="asks to put a URL into every reply with data appended to it (exfiltration)",
         views=frozenset({"base"}),
         negatable=True,
-        regex=re.compile(
+        regex=compiled.regex(
             rf"""{_EVERY_REPLY}[^\n]{{0,200}}?{_OPEN_QUERY}|{_OPEN_QUERY}[^\n]{{0,200}}?{_EVERY_REPLY}""",
             re.IGNORECASE | re.MULTILINE | re.VERBOSE,
         ),
@@ -312,7 +313,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         negatable=True,
         # the account and the change on one line (a paragraph), either order; the money
         # words are looked for on the whole line
-        regex=re.compile(
+        regex=compiled.regex(
             rf"""^[^\n]*?(?:{_SWAP_CUE}[^\n]{{0,200}}?{_ACCOUNT}|{_ACCOUNT}[^\n]{{0,200}}?{_SWAP_CUE})
             [^\n]*""",
             re.IGNORECASE | re.MULTILINE | re.VERBOSE,

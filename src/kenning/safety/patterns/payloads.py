@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.schema import (
     ALL,
     MEMORY,
@@ -97,7 +98,7 @@ _SECRET_VAR: Final = rf"""(?:
 
 # A secret in the place a request authenticates with: an Authorization or token header, curl's
 # -u user:password or --oauth2-bearer. That is how an API is called, not a leak.
-AUTH_USE: Final = re.compile(
+AUTH_USE: Final = compiled.regex(
     r"""(?:-H|--header)[ \t=]*["']?[ \t]*
         (?:Authorization[ \t]*:[ \t]*(?:Bearer|Basic|Token|Bot)?
           |[\w-]*(?:Token|Key|Auth)[\w-]*[ \t]*:)
@@ -106,12 +107,12 @@ AUTH_USE: Final = re.compile(
       | --oauth2-bearer[ \t]+["']?\$\{?\w+\}?""",
     re.IGNORECASE | re.VERBOSE,
 )
-_SECRET_VAR_RX: Final = re.compile(
+_SECRET_VAR_RX: Final = compiled.regex(
     r"\$\{?(?:env:)?(?-i:[A-Za-z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD"
     r"|CREDENTIAL|API|AUTH))",
     re.IGNORECASE,
 )
-_NAMED_SECRET: Final = re.compile(
+_NAMED_SECRET: Final = compiled.regex(
     r"\$\{?([A-Z][A-Z0-9]{2,})_[A-Z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD)"
 )
 
@@ -181,10 +182,10 @@ _COMMAND_WORDS: Final = frozenset(
     .downloadstring .downloadfile downloadstring downloadfile""".split()
 )
 # "...", "…", "<url>", "[script]", "{host}", "https://...", "URL": a placeholder, not a target.
-_PLACEHOLDER: Final = re.compile(
+_PLACEHOLDER: Final = compiled.regex(
     r"(?:\.{2,}|…|<[^<>]*>|\[[^\]]*\]|\{[^}]*\}|(?:https?://)?(?:\.{2,}|…|<[^<>]*>)\S*|url|URL)"
 )
-_ARGUMENTS: Final = re.compile(r"""[\s|()"'`;&]+|\$\(|<\(""")
+_ARGUMENTS: Final = compiled.regex(r"""[\s|()"'`;&]+|\$\(|<\(""")
 
 
 def _names_no_target(command: str) -> bool:
@@ -203,7 +204,7 @@ def _names_no_target(command: str) -> bool:
 # Installers their vendors publish to be piped into a shell, from the vendor's own host:
 # rustup, uv, Homebrew, Docker, Deno, Bun, nvm, Oh My Zsh, SDKMAN!, pyenv, Poetry, Starship,
 # Tailscale, pnpm, Ollama, k3s, Helm, Volta, Nix, mise. The host must match exactly.
-_VENDOR_INSTALLER: Final = re.compile(
+_VENDOR_INSTALLER: Final = compiled.regex(
     r"""https://(?:
         (?:sh\.rustup\.rs | astral\.sh | get\.docker\.com | deno\.land | bun\.sh | get\.sdkman\.io
           | pyenv\.run | install\.python-poetry\.org | starship\.rs | get\.pnpm\.io | get\.k3s\.io
@@ -214,7 +215,7 @@ _VENDOR_INSTALLER: Final = re.compile(
     )""",
     re.VERBOSE,
 )
-_URL: Final = re.compile(r"https?://[^\s\"'`)|;]+")
+_URL: Final = compiled.regex(r"https?://[^\s\"'`)|;]+")
 
 
 def _vendor_installer(command: str) -> bool:

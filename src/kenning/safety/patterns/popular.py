@@ -17,6 +17,8 @@ import functools
 import re
 from typing import Final
 
+from kenning.safety import compiled
+
 # The most installed names, by registry (lower case, "_" read as "-").
 _PYPI: Final = """requests urllib3 numpy pandas scipy matplotlib django flask fastapi pydantic
 sqlalchemy boto3 botocore pyyaml colorama python-dateutil setuptools wheel certifi idna
@@ -119,8 +121,8 @@ def _squat_of(name: str) -> str | None:
     return None
 
 
-_TOKEN: Final = re.compile(r"[A-Za-z0-9][\w.-]*")
-_VERSION: Final = re.compile(r"(?:@|==|>=|<=|~=|!=)\S*$|\.git$")
+_TOKEN: Final = compiled.regex(r"[A-Za-z0-9][\w.-]*")
+_VERSION: Final = compiled.regex(r"(?:@|==|>=|<=|~=|!=)\S*$|\.git$")
 
 
 def lookalike_of(text: str) -> tuple[str, str] | None:

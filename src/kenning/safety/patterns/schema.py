@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from kenning.safety import compiled
+
 Category = Literal[
     "injection",
     "phishing",
@@ -98,12 +100,12 @@ Rule = Pattern | ClauseRule
 
 # Scripts a clause alternative can be written in, by character range.
 SCRIPTS: Final[dict[str, re.Pattern[str]]] = {
-    "cjk": re.compile("[\u4e00-\u9fff\u3400-\u4dbf]"),
-    "kana": re.compile("[\u3040-\u30ff]"),
-    "hangul": re.compile("[\uac00-\ud7af\u1100-\u11ff]"),
-    "cyrillic": re.compile("[\u0400-\u04ff]"),
-    "arabic": re.compile("[\u0600-\u06ff]"),
-    "devanagari": re.compile("[\u0900-\u097f]"),
+    "cjk": compiled.regex("[\u4e00-\u9fff\u3400-\u4dbf]"),
+    "kana": compiled.regex("[\u3040-\u30ff]"),
+    "hangul": compiled.regex("[\uac00-\ud7af\u1100-\u11ff]"),
+    "cyrillic": compiled.regex("[\u0400-\u04ff]"),
+    "arabic": compiled.regex("[\u0600-\u06ff]"),
+    "devanagari": compiled.regex("[\u0900-\u097f]"),
 }
 
 
@@ -129,9 +131,9 @@ def clause_rule(
     scripts = tuple(script_of(alt[0]) for alt in alternatives)
     # Scripts without case are matched without IGNORECASE, which costs twice the time.
     caseless = ("cjk", "kana", "hangul", "arabic", "devanagari")
-    compiled = tuple(
+    regexes = tuple(
         tuple(
-            re.compile(part, re.MULTILINE | re.VERBOSE)
+            compiled.regex(part, re.MULTILINE | re.VERBOSE)
             if script in caseless and script_of(part) == script
             else multilingual_regex(part)
             for part in alt
@@ -143,13 +145,13 @@ def clause_rule(
     ]
     gate = multilingual_regex("|".join(latin)) if latin else None
     return ClauseRule(
-        pattern_id, category, scopes, reason, compiled, views, negatable, scripts, gate
+        pattern_id, category, scopes, reason, regexes, views, negatable, scripts, gate
     )
 
 
 def gate(words: str) -> re.Pattern[str]:
     """A :attr:`Pattern.gate` from an alternation of words (case-insensitive)."""
-    return re.compile(words, re.IGNORECASE)
+    return compiled.regex(words, re.IGNORECASE)
 
 
 # VERBOSE: spaces and line breaks in a regex mean nothing (a literal space is written [ ] or \s)
@@ -164,15 +166,15 @@ WORD_GAP: Final = r"(?:[*_~`\"'“”‘’]{0,3}\s+[*_~`\"'“”‘’]{0,3}|[
 
 def ascii_regex(regex: str) -> re.Pattern[str]:
     """Commands, paths, markup and tokens: ``\\b \\w \\s`` are ASCII-only."""
-    return re.compile(regex, _FLAGS | re.ASCII)
+    return compiled.regex(regex, _FLAGS | re.ASCII)
 
 
 def english_regex(regex: str) -> re.Pattern[str]:
     """An English phrase: as :func:`ascii_regex`, and every ``\\s+`` also matches
     :data:`WORD_GAP`. ASCII-only, so "请ignore" still has a word boundary before "ignore"."""
-    return re.compile(regex.replace(r"\s+", WORD_GAP), _FLAGS | re.ASCII)
+    return compiled.regex(regex.replace(r"\s+", WORD_GAP), _FLAGS | re.ASCII)
 
 
 def multilingual_regex(regex: str) -> re.Pattern[str]:
     """A phrase in other languages: ``\\b \\w \\s`` know every script ("é", "ü", "李")."""
-    return re.compile(regex, _FLAGS)
+    return compiled.regex(regex, _FLAGS)

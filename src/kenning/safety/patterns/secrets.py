@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.schema import BASE, MEMORY, Pattern, ascii_regex
 
 REASON: Final = "looks like a secret; memory is stored in plain text and enters prompts"
@@ -71,7 +72,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         scopes=MEMORY,
         reason=REASON,
         views=BASE,
-        regex=re.compile(
+        regex=compiled.regex(
             rf"""
             # the word, not a placeholder in a template ("user:<password>@host")
             (?<![<{{])

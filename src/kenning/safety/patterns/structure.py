@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.schema import (
     ALL,
     BASE,
@@ -30,14 +31,16 @@ _R_MARKER: Final = "contains a fake chat-role or system marker (prompt injection
 
 # Inline code spans: `...` on one line. Blanked (same length) so that markers quoted in
 # documentation do not count, while offsets stay those of the text.
-_INLINE_CODE: Final = re.compile(r"(?<!`)`[^`\n]{1,300}`(?!`)")
+_INLINE_CODE: Final = compiled.regex(r"(?<!`)`[^`\n]{1,300}`(?!`)")
 
 
 # A fenced code block a line of prose introduces ("Llama 3 prompts look like this:"): an
 # example in documentation, as inline code is. A fence nothing introduces (an entry that is
 # only a fence, or a fence after a heading) is read as it stands.
-_FENCE: Final = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
-_INTRODUCED: Final = re.compile(r"[:：][ \t]*$")
+_FENCE: Final = compiled.regex(
+    r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL
+)
+_INTRODUCED: Final = compiled.regex(r"[:：][ \t]*$")
 _PROSE_WORDS: Final = 6
 
 

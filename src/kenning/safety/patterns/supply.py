@@ -19,11 +19,12 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.popular import lookalike_of
 from kenning.safety.patterns.schema import MEMORY, Pattern, ascii_regex, multilingual_regex
 
 # A host on this machine or the local network, or a documentation placeholder.
-_LOCAL_HOST: Final = re.compile(
+_LOCAL_HOST: Final = compiled.regex(
     r"""https?://(?:localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0|10\.\d+\.\d+\.\d+
       |192\.168\.\d+\.\d+|172\.(?:1[6-9]|2\d|3[01])\.\d+\.\d+|host\.docker\.internal
       |[\w.-]+\.(?:local|localhost|test|internal|lan|home\.arpa|corp|intranet))(?![\w.-])
@@ -31,7 +32,7 @@ _LOCAL_HOST: Final = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 # Local development said in words: "the local dev cert", "lokal", "本地", "ローカル", "로컬".
-_LOCAL_WORDS: Final = re.compile(
+_LOCAL_WORDS: Final = compiled.regex(
     r"\b(?:local(?:ly)?|self-signed\s+dev|dev\s+cert|lokal\w*|locale?)\b|本地|ローカル|로컬",
     re.IGNORECASE,
 )
@@ -165,7 +166,7 @@ def _registrable(host: str) -> str:
 
 
 # The registries' own names, and the domains each is really served from.
-_BRANDS: Final = re.compile(
+_BRANDS: Final = compiled.regex(
     r"npmjs|npm|yarnpkg|pythonhosted|pypi|rubygems|ruby|crates|cargo|dockerhub|docker|golang"
     r"|gomod|nuget|maven|gradle|k8s|kubernetes|helm|github|gitlab|homebrew|pnpm|conda|pkg"
 )
@@ -174,7 +175,7 @@ _OFFICIAL: Final = frozenset(
     maven apache gradle k8s kubernetes helm github githubusercontent gitlab brew pnpm anaconda
     conda goproxy pkg""".split()
 )
-_BARE_HOST: Final = re.compile(
+_BARE_HOST: Final = compiled.regex(
     r"(?<![\w.@/-])([a-z0-9][\w-]*(?:\.[\w-]+)+)(?::\d+)?/", re.IGNORECASE
 )
 
@@ -243,13 +244,13 @@ _SQUAT_MENTION: Final = multilingual_regex(
       |\bfake\b|counterfeit|Tippfehler|b[öo]sartig|malveillant|malicioso|dannoso|kwaadaardig
       |вредонос\w*|поддел\w*|仿冒|假冒|恶意|惡意|悪意|偽|타이포|악성"""
 )
-_REQUIREMENT: Final = re.compile(r"^\s*([A-Za-z][\w.-]{3,60})\s*(?:[=<>!~]=|>=|<=)")
-_INSTALLED: Final = re.compile(
+_REQUIREMENT: Final = compiled.regex(r"^\s*([A-Za-z][\w.-]{3,60})\s*(?:[=<>!~]=|>=|<=)")
+_INSTALLED: Final = compiled.regex(
     r"\b(?:pip3?|uv\s+pip|pipx|npm|pnpm|yarn|bun|gem|cargo|go)\s+(?:install|i|add|get)"
     r"((?:\s+[@\w./=<>~^-]{2,120}){1,8})"
 )
-_MANIFEST_KEY: Final = re.compile(r'^\s*"([@\w./-]{4,120})"\s*:\s*"[\^~>=<]?\d')
-_ORG: Final = re.compile(r"\b(?:github\.com|gitlab\.com)/([\w.-]{4,60})")
+_MANIFEST_KEY: Final = compiled.regex(r'^\s*"([@\w./-]{4,120})"\s*:\s*"[\^~>=<]?\d')
+_ORG: Final = compiled.regex(r"\b(?:github\.com|gitlab\.com)/([\w.-]{4,60})")
 # A name in backticks, unless a negation stands right before it ("`requests`, not `reqeusts`").
 _BACKTICKED: Final = multilingual_regex(
     r"""(?<!\bnot\s)(?<!\bno\s)(?<!nicht\s)(?<!\bpas\s)(?<!\bnão\s)(?<!\bnie\s)(?<!\bне\s)
