@@ -68,6 +68,7 @@ class _Side:
     lex: dict[int, float]  # id -> bm25 / best bm25
     cos: dict[int, float]  # id -> cosine, for the dense pool
     pool: np.ndarray  # the pool's cosines (for the shared min-max)
+    searched: int = 0  # vectors the query was compared with (in scope)
 
 
 class SearchEngine:
@@ -245,7 +246,8 @@ class SearchEngine:
         if no_words and (not len(pooled) or (floor is not None and pooled[0] < floor)):
             return self._finish(query, [], mode, notes, scope)
         hi = float(pooled[0]) if len(pooled) else 0.0
-        lo = float(pooled[min(self.params.dense_pool, len(pooled)) - 1]) if len(pooled) else 0.0
+        searched = sum(s.searched for s in sides.values())
+        lo = fusion.pool_floor(pooled, searched, self.params) if len(pooled) else 0.0
         scored: list[tuple[float, Kind, int]] = []
         facts: dict[int, tuple[float, float]] = {}
         if "message" in sides:
@@ -356,10 +358,13 @@ class SearchEngine:
         self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters
     ) -> _Side:
         dense: tuple[np.ndarray, np.ndarray] | Future[tuple[np.ndarray, np.ndarray]] | None = None
+        searched = 0
         if qvec is not None and self.embedder is not None:
             self._messages.refresh(self.storage.vectors, self.embedder.identity.dims)
             if len(self._messages):
-                dense = self._start_dense(qvec, self._scope_mask(scope), scope)
+                mask = self._scope_mask(scope)
+                searched = len(self._messages) if mask is None else int(np.count_nonzero(mask))
+                dense = self._start_dense(qvec, mask, scope)
         n_docs = self._n_docs()  # first: it clears the stale counts
         text_index = self.storage.index
         kept = lexical.prune_terms(text_index, "message", terms, n_docs, self._term_docs)
@@ -380,7 +385,7 @@ class SearchEngine:
             return _Side(lex, {}, np.zeros(0))
         top, cos = dense.result() if isinstance(dense, Future) else dense
         ids = self._messages.ids[top]
-        return _Side(lex, dict(zip(ids.tolist(), cos.tolist(), strict=True)), cos)
+        return _Side(lex, dict(zip(ids.tolist(), cos.tolist(), strict=True)), cos, searched)
 
     def _scope_mask(self, scope: SearchFilters) -> np.ndarray | None:
         """Which vector rows the scope allows (None: all)."""
@@ -476,7 +481,7 @@ class SearchEngine:
         keep = [i for i, cid in enumerate(self._chunks.ids.tolist()) if cid in allowed]
         top = sorted(keep, key=lambda i: -cos[i])[: self.params.dense_pool]
         pool = {int(self._chunks.ids[i]): float(cos[i]) for i in top}
-        return _Side(lex, pool, np.array(list(pool.values())))
+        return _Side(lex, pool, np.array(list(pool.values())), len(keep))
 
     def _score_messages(
         self,
