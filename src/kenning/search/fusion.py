@@ -80,6 +80,8 @@ class RankParams:
     #   zh .375; max(score, a * dense): unchanged for a <= .4, .312 / .375 at
     #   .45; lexical scaled by dense agreement: .8016-.8152; Chinese w_lex
     #   .3-.4 or full .8: zh .25, but an answerable zh query then abstained.
+    #   What did work was the dense scale's floor (dense_floor_share above):
+    #   .375 / .312 -> .188 / .125 on dev.
     # Automated sessions (cron, subagent, review) are the agent talking to
     # itself; a person's own conversations are what "did we discuss…" means.
     # x.8 ranks them below an equal interactive match but lets a clearly
@@ -108,9 +110,16 @@ class RankParams:
     # not when they were said) changes nothing; an edge always (its event was
     # found in the archive). Chosen on the
     # dev half of ``kenning bench when``; LoCoMo 1-10 is the no-harm check.
+    # time_range_weight was .5 until the dense scale's floor sharpened
+    # (dense_floor_share): the event's own message ("I accepted a job offer
+    # from Fabrikam…" for "…before I joined Fabrikam?") then led the answer
+    # by more than halving took away. Dev hit@1 (hit@3) en / zh with the
+    # time intent: .5 .667 (.833) / .889 (.889), .6 .722 (.833) / .889
+    # (.889), .7 .722 (.833) / .889 (.944), as before the floor .722 / .889;
+    # LoCoMo 1-5 R@10 .8167 / .8177 / .8187 (.8177 before the floor).
     time_recent_weight: float = 0.5
     time_recent_half_life_days: float = 30.0
-    time_range_weight: float = 0.5
+    time_range_weight: float = 0.7
     time_range_half_life_days: float = 30.0
     time_recent_relevant: float = 0.7
     time_range_relevant: float = 0.5  # a relevant candidate inside, the same way
