@@ -254,7 +254,10 @@ class RankParams:
 
 def pool_floor(pooled: Floats, searched: int, params: RankParams) -> float:
     """The cosine ``dense_norm`` maps to 0: in ``pooled`` (best first), the one at
-    rank min(dense_pool, max(dense_floor_min, ceil(dense_floor_share * searched)))."""
+    rank min(dense_pool, max(dense_floor_min, ceil(dense_floor_share * searched))); 0
+    for an empty pool."""
+    if not len(pooled):
+        return 0.0
     rank = max(params.dense_floor_min, math.ceil(params.dense_floor_share * searched))
     return float(pooled[min(params.dense_pool, rank, len(pooled)) - 1])
 
