@@ -88,5 +88,9 @@ def test_cli_with_the_real_embedder() -> None:
     for lang in when_bench.LANGS:
         cell = report["results"][lang]["held_out"]["all"]
         assert cell["with_time_hit@1"] > cell["without_time_hit@1"] + 0.2, (lang, cell)
+    # "before <event>": the event's own message shares the query's words and,
+    # on the wrong side of it, must not outrank the state before it.
+    rank = {q["id"]: q["with_time"] for q in report["per_query"]}
+    assert rank["en-q06"] == 0  # Where did I work before I joined Fabrikam?
     human = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert "without vs with the time intent" in human.stdout

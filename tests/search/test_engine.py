@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -11,6 +14,7 @@ from tests.conftest import raw_sql
 from tests.search.conftest import add_session
 
 from kenning.archive.store import Archive, Message
+from kenning.embed.base import Calibration, EmbedderIdentity
 from kenning.home import Home
 from kenning.search.engine import SearchEngine
 from kenning.search.fusion import RankParams
@@ -371,3 +375,64 @@ def test_vectors_of_an_older_passage_recipe_are_re_embedded_without_a_command(
     assert report.messages_embedded == 2
     identity = archive.storage.vectors.stored_identity()
     assert identity is not None and identity.passage == index.PASSAGE_RECIPE
+
+
+class _AtCosine:
+    """Each text's vector at a chosen cosine to the one query (e5's narrow band, exactly):
+    a * q + sqrt(1 - a^2) * its own orthogonal direction."""
+
+    def __init__(self, cosines: dict[str, float]) -> None:
+        self.cosines = cosines
+        self.row = {text: n + 1 for n, text in enumerate(cosines)}
+        self._identity = EmbedderIdentity("test/at-cosine", len(cosines) + 1, "1")
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self._identity
+
+    @property
+    def relevance_floor(self) -> float | None:
+        return None
+
+    @property
+    def abstention(self) -> Calibration | None:
+        return None
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._identity.dims), dtype=np.float32)
+        for i, text in enumerate(texts):
+            # "speaker: text", under what it answers when it is a reply
+            own = text.splitlines()[-1].split(": ", 1)[-1]
+            a = self.cosines[own]
+            out[i, 0], out[i, self.row[own]] = a, math.sqrt(1 - a * a)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vec = np.zeros(self._identity.dims, dtype=np.float32)
+        vec[0] = 1.0
+        return vec
+
+
+def test_a_clear_dense_only_match_in_a_small_archive_survives_recency(archive: Archive) -> None:
+    # 45 messages: the answer said 300 days ago, sharing no word with the query
+    # (cosine .90); 12 recent, merely plausible ones (.87); 32 recent unrelated
+    # ones (.70-.78). The dense scale's floor was the 200th cosine, in so small an
+    # archive its very bottom: the answer then led the plausible ones by .06 of
+    # the scale, and recency (x.8) put all 12 above it.
+    now = 1_750_000_000.0
+    old = now - 300 * 86_400
+    answer = "the removal company arrives at eight"
+    plausible = [f"plausible note {i}" for i in range(12)]
+    unrelated = [f"unrelated chatter {i}" for i in range(32)]
+    cosines = {answer: 0.90} | dict.fromkeys(plausible, 0.87)
+    cosines |= {text: 0.78 - 0.0025 * i for i, text in enumerate(unrelated)}
+    sid = archive.start_session("cli", started_at=old)
+    archive.append(sid, Message("user", answer, created_at=old))
+    for text in plausible + unrelated:
+        sid = archive.start_session("cli", started_at=now - 3_600)
+        archive.append(sid, Message("user", text, created_at=now - 3_600))
+    engine = SearchEngine(
+        archive, _AtCosine(cosines), params=RankParams(recency_weight=0.2), clock=lambda: now
+    )
+    hits = engine.search("who moves my furniture", kinds=("message",)).hits
+    assert hits[0].content == answer

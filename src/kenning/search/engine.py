@@ -68,12 +68,12 @@ class _Side:
     lex: dict[int, float]  # id -> bm25 / best bm25
     cos: dict[int, float]  # id -> cosine, for the dense pool
     pool: np.ndarray  # the pool's cosines (for the shared min-max)
+    searched: int = 0  # vectors the query was compared with (in scope)
 
 
 class SearchEngine:
-    # From this many message vectors on, the dense side runs on a worker
-    # thread beside FTS5 (see ``_start_dense``); below it the thread costs
-    # more than it hides.
+    # From this many message vectors on, the dense side runs on a worker thread beside
+    # FTS5 (see ``_start_dense``); below it the thread costs more than it hides.
     overlap_above = 50_000
 
     def __init__(
@@ -245,15 +245,14 @@ class SearchEngine:
         if no_words and (not len(pooled) or (floor is not None and pooled[0] < floor)):
             return self._finish(query, [], mode, notes, scope)
         hi = float(pooled[0]) if len(pooled) else 0.0
-        lo = float(pooled[min(self.params.dense_pool, len(pooled)) - 1]) if len(pooled) else 0.0
+        lo = fusion.pool_floor(pooled, sum(s.searched for s in sides.values()), self.params)
         scored: list[tuple[float, Kind, int]] = []
         facts: dict[int, tuple[float, float]] = {}
         if "message" in sides:
             scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts, timing)
         if "chunk" in sides:
             scored += self._score_chunks(sides["chunk"], hi, lo, timing)
-        # Score 0 means no word matched and the cosine is at or below the
-        # dense pool's floor: nothing but noise, so it is not a hit.
+        # Score 0: no word matched and the cosine is at or below the dense scale's floor: noise.
         scored = sorted((t for t in scored if t[0] > 1e-9), key=lambda t: -t[0])
         scored, later = supersede.rerank(
             self.storage.index,
@@ -356,10 +355,13 @@ class SearchEngine:
         self, terms: list[str], qvec: np.ndarray | None, scope: SearchFilters
     ) -> _Side:
         dense: tuple[np.ndarray, np.ndarray] | Future[tuple[np.ndarray, np.ndarray]] | None = None
+        searched = 0
         if qvec is not None and self.embedder is not None:
             self._messages.refresh(self.storage.vectors, self.embedder.identity.dims)
             if len(self._messages):
-                dense = self._start_dense(qvec, self._scope_mask(scope), scope)
+                mask = self._scope_mask(scope)
+                searched = len(self._messages) if mask is None else int(np.count_nonzero(mask))
+                dense = self._start_dense(qvec, mask, scope)
         n_docs = self._n_docs()  # first: it clears the stale counts
         text_index = self.storage.index
         kept = lexical.prune_terms(text_index, "message", terms, n_docs, self._term_docs)
@@ -380,7 +382,7 @@ class SearchEngine:
             return _Side(lex, {}, np.zeros(0))
         top, cos = dense.result() if isinstance(dense, Future) else dense
         ids = self._messages.ids[top]
-        return _Side(lex, dict(zip(ids.tolist(), cos.tolist(), strict=True)), cos)
+        return _Side(lex, dict(zip(ids.tolist(), cos.tolist(), strict=True)), cos, searched)
 
     def _scope_mask(self, scope: SearchFilters) -> np.ndarray | None:
         """Which vector rows the scope allows (None: all)."""
@@ -395,17 +397,16 @@ class SearchEngine:
     def _start_dense(
         self, qvec: np.ndarray, mask: np.ndarray | None, scope: SearchFilters
     ) -> tuple[np.ndarray, np.ndarray] | Future[tuple[np.ndarray, np.ndarray]]:
-        """The dense pool now, or — for a big archive — a future computing it on a
-        worker thread while FTS5 runs on this one: numpy's loops and SQLite both
-        release the GIL. Measured by ``kenning bench scale``-style runs: hybrid
-        p50 at 100k messages 17.3 -> 12.7-13.5 ms, at 1M (with the prefilter)
-        92 -> 64 ms. The dense side uses einsum rather than BLAS for this:
-        OpenBLAS spreads a product over both cores and keeps its threads
-        spinning, which took the CPU from SQLite and cancelled the gain.
+        """The dense pool now, or — for a big archive — a future computing it on a worker
+        thread while FTS5 runs on this one: numpy's loops and SQLite both release the GIL.
+        Measured by ``kenning bench scale``-style runs: hybrid p50 at 100k messages 17.3 ->
+        12.7-13.5 ms, at 1M (with the prefilter) 92 -> 64 ms. The dense side uses einsum
+        rather than BLAS for this: OpenBLAS spreads a product over both cores and keeps its
+        threads spinning, which took the CPU from SQLite and cancelled the gain.
 
-        With ``search.vector_index`` and a database that keeps a vector index,
-        the approximate pool comes from it on this thread (the backend's one connection must not run
-        statements from two threads at once), rescored exactly here."""
+        With ``search.vector_index`` and a database that keeps a vector index, the approximate
+        pool comes from it on this thread (the backend's one connection must not run statements
+        from two threads at once), rescored exactly here."""
         if self._approximate() and not self._narrow(mask):
             k, vectors = self.params.dense_pool, self.storage.vectors
             found = vectors.indexed_nearest(qvec, k, scope) if self.config.vector_index else None
@@ -476,7 +477,7 @@ class SearchEngine:
         keep = [i for i, cid in enumerate(self._chunks.ids.tolist()) if cid in allowed]
         top = sorted(keep, key=lambda i: -cos[i])[: self.params.dense_pool]
         pool = {int(self._chunks.ids[i]): float(cos[i]) for i in top}
-        return _Side(lex, pool, np.array(list(pool.values())))
+        return _Side(lex, pool, np.array(list(pool.values())), len(keep))
 
     def _score_messages(
         self,
