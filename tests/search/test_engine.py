@@ -258,10 +258,17 @@ def test_recency_decay_prefers_recent_but_never_buries(archive: Archive) -> None
     archive.append(sid, Message("user", "the vpn config changed", created_at=old))
     sid2 = archive.start_session("cli", started_at=now)
     archive.append(sid2, Message("user", "the vpn config changed", created_at=now))
-    engine = SearchEngine(archive, FakeEmbedder(), params=RankParams(recency_weight=0.2))
+    # recency alone: the year-old copy is also superseded by the new one, which
+    # lowers it by supersede_stale on top (it stays second, marked)
+    params = RankParams(recency_weight=0.2, supersede_stale=1.0)
+    engine = SearchEngine(archive, FakeEmbedder(), params=params)
     hits = engine.search("vpn config", kinds=("message",)).hits
     assert hits[0].session_id == sid2
     assert hits[1].score >= 0.8 * hits[0].score - 1e-6
+    stale = SearchEngine(archive, FakeEmbedder(), params=RankParams(recency_weight=0.2))
+    hits = stale.search("vpn config", kinds=("message",)).hits
+    assert hits[1].superseded_by == hits[0].id
+    assert hits[1].score >= 0.8 * RankParams().supersede_stale * hits[0].score - 1e-6
 
 
 @settings(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kenning.search.subjects import denied, names_in, subjects_of
+from kenning.search.subjects import denied, named, names_in, subjects_of
 
 
 def test_the_named_subject_opens_the_sentence_greetings_name_no_one() -> None:
@@ -87,3 +87,24 @@ def test_what_a_statement_denies() -> None:
     # 不 and 没 alone open words that deny nothing
     assert denied("这家店的咖啡不错，服务也不同凡响。") == ()
     assert denied("The staging database runs on port 5432.") == ()
+
+
+def test_how_the_subjects_sentence_goes_on() -> None:
+    # the function words the predicate opens with, else its first word
+    assert subjects_of("Robyn Tylor is a well-known graphic designer.").frame == ("is", "a")
+    assert subjects_of("Randy Torris is an accomplished designer.").frame == ("is", "a")
+    assert subjects_of("Courtney Morlan works as a veterinarian.").frame == ("works",)
+    assert subjects_of("Anne Glass published a book about marine life.").frame == ("published",)
+    assert subjects_of("I moved. In 2022, Jaston Glace was unable to attend.").frame == ("was",)
+    assert subjects_of("The staging database runs on port 5432.").frame == ()
+
+
+def test_every_name_a_question_mentions() -> None:
+    assert named("Who among Jeffren Chavon, Josen Lorn, and Dr. Jaston Jonson won in 2021?") == (
+        "jeffren", "chavon", "josen", "lorn", "jaston", "jonson",
+    )  # fmt: skip
+    # the capital that opens a sentence is no name
+    assert named("Which person joined the program with Jessa Lann? Then what?") == (
+        "jessa",
+        "lann",
+    )

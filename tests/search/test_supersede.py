@@ -23,10 +23,28 @@ def test_a_correction_is_lifted_just_above_what_it_supersedes() -> None:
     score = np.array([1.0, 0.9, 0.5])
     created = np.array([0.0, 7200.0, 3600.0])  # the best hit is the oldest
     vectors = _unit([1, 0.05, 0], [0, 0, 1], [1, 0, 0.05])  # items 0 and 2 say the same
-    new, newer = sup.supersede(score, score, created, vectors, RankParams(supersede_margin=0.6))
-    assert new[2] > new[0] == 1.0 and new[1] == 0.9  # the unrelated hit keeps its score
-    assert new[2] - new[0] < 1e-9  # just above, not inflated past others
+    params = RankParams(supersede_margin=0.6)
+    new, newer = sup.supersede(score, score, created, vectors, params)
+    assert new[2] > 1.0 and new[1] == 0.9  # the unrelated hit keeps its score
+    assert new[2] - 1.0 < 1e-9  # just above, not inflated past others
     assert newer.tolist() == [2, -1, -1]  # item 0 is superseded by item 2
+    assert new[0] == 1.0 * params.supersede_stale  # and ranks a little lower, as stale
+
+
+def test_a_superseded_statement_falls_below_the_other_current_ones() -> None:
+    # 0 and 1 both answer the query; 0 is corrected by 2, 1 by 3 (which
+    # scores lowest of all). Both corrections must end above both stale facts:
+    # lifting each just above what it corrects leaves 3 under 0.
+    score = np.array([1.0, 0.95, 0.5, 0.4])
+    created = np.array([0.0, 1.0, 30 * DAY, 30 * DAY + 60])
+    relevance = np.array([0.9, 0.9, 0.88, 0.88])
+    vectors = _at(0.0, 60.0, 5.0, 65.0)  # each correction near what it corrects only
+    new, newer = sup.supersede(score, relevance, created, vectors, RankParams())
+    assert newer.tolist() == [2, 3, -1, -1]
+    assert np.argsort(-new).tolist()[:2] == [2, 3]
+    keep = RankParams(supersede_stale=1.0)
+    new, _ = sup.supersede(score, relevance, created, vectors, keep)
+    assert np.argsort(-new).tolist() == [2, 0, 3, 1]  # without it: a stale fact above
 
 
 def test_a_chain_of_corrections_puts_the_newest_on_top() -> None:
@@ -73,8 +91,9 @@ def test_an_older_message_never_supersedes_a_newer_one() -> None:
     score = np.array([1.0, 0.95])
     created = np.array([3600.0, 0.0])  # the better hit is already the newer one
     vectors = _unit([1, 0.05], [1, 0])
-    new, newer = sup.supersede(score, score, created, vectors, RankParams())
-    assert new.tolist() == [1.0, 0.95] and newer.tolist() == [-1, 0]
+    params = RankParams()
+    new, newer = sup.supersede(score, score, created, vectors, params)
+    assert new.tolist() == [1.0, 0.95 * params.supersede_stale] and newer.tolist() == [-1, 0]
 
 
 def test_messages_without_vectors_never_match() -> None:
@@ -430,7 +449,9 @@ def test_a_denial_of_what_the_older_one_said_is_marked() -> None:
     zh_query = _query("王强2021年获得了什么奖？")
     zh_old = _words("王强获得了2021年的全国旅行写作奖。")
     zh_denial = _words("王强2021年没有获得全国旅行写作奖，而是获得了国际摄影奖的提名。")
-    assert sup.match(zh_old, zh_denial, zh_query, params) == sup.Match(True, True, denial=True)
+    assert sup.match(zh_old, zh_denial, zh_query, params) == sup.Match(
+        True, True, denial=True, whole=True
+    )
     assert not sup.match(zh_old, zh_old, zh_query, params).denial
 
 
@@ -453,3 +474,115 @@ def test_a_denial_may_be_a_little_less_like_the_query() -> None:
     uncovered = np.array([0.9, 0.9 - params.supersede_margin_uncovered - half])
     assert newer(sup.Match(True, False), uncovered) == [-1, -1]
     assert newer(sup.Match(True, False, denial=True), uncovered) == [1, -1]
+
+
+def test_a_query_asking_only_who_is_answered_anew_by_the_same_kind_of_statement() -> None:
+    params = RankParams()
+    query = _query("What is Robyn Tylor's profession?")
+    designer = _words("Robyn Tylor is a well-known graphic designer.")
+    engineer = _words("Robyn Tylor is a renowned software engineer.")
+    assert sup.same_statement(designer, engineer, query, params)
+    works = _words("Courtney Morlan works as a graphic designer at a creative agency.")
+    vet = _words("Courtney Morlan works as a veterinarian at a local animal clinic.")
+    assert sup.same_statement(works, vet, _query("What is Courtney Morlan's profession?"), params)
+    # a statement that goes on otherwise is about something else
+    exhibited = _words("Robyn Tylor has exhibited artwork in several galleries.")
+    assert not sup.same_statement(designer, exhibited, query, params)
+    off = RankParams(supersede_frame=False)
+    assert not sup.same_statement(designer, engineer, query, off)
+
+
+def test_a_correction_of_one_half_of_the_answer_outranks_the_other_half() -> None:
+    # "who is known for project management and in the same association as
+    # Jeff Chalmers?": 0 answers the first half, 1 the second; 2 corrects 1.
+    params = RankParams()
+    query = _query(
+        "Who is known for expertise in project management and is a member of the same "
+        "professional association as Jeff Chalmers?"
+    ) - {"jeff", "chalmers"}  # without the names it mentions, as ``rerank`` gives it
+    manager = _words("Timothy Brigham is known for his expertise in project management.")
+    member = _words(
+        "Jeff Chalmers and Timothy Brigham are members of the same professional association."
+    )
+    not_member = _words(
+        "Timothy Brigham is not a member of the same professional association as Jeff "
+        "Chalmers; instead, Shane Fielder is."
+    )
+    assert sup.completes(manager, member, not_member, query, params)
+    # the one fact that answers it all has no other half
+    whole = _words(
+        "Timothy Brigham, an expert in project management, is a member of the same "
+        "professional association as Jeff Chalmers."
+    )
+    assert not sup.completes(whole, member, not_member, query, params)
+    # nor do facts about other people, or when names are all a fact adds
+    other = _words("Anne Glass is known for her expertise in project management.")
+    assert not sup.completes(other, member, not_member, query, params)
+    choice = _query("Who among Jeffren Chavon, Josen Lorn, and Jaston Jonson won a cooking prize?")
+    won = _words("Jaston Jonson won a national cooking prize in 2021.")
+    hosted = _words("Jaston Jonson once hosted a cooking show produced by Josen Lorn.")
+    moved = _words(
+        "Jeffren Chavon, not Jaston Jonson, hosted a cooking show produced by Josen Lorn."
+    )
+    mentioned = frozenset({"jeffren", "chavon", "josen", "lorn", "jaston", "jonson"})
+    assert not sup.completes(won, hosted, moved, choice - mentioned, params)
+
+    # ranked: 0 (the other half) first, 1 corrected by 2, which lands above 1
+    # only; when 1 completes 0, the correction outranks both
+    score = np.array([1.0, 0.9, 0.6])
+    created = np.array([0.0, 1.0, 30 * DAY])
+    relevance = np.array([0.9, 0.89, 0.88])
+    vectors = _at(40.0, 0.0, 5.0)  # 2 is near 1, far from 0
+    apart = lambda pairs: [sup.SAME if i == 1 else sup.NOT_SAME for i, _ in pairs]  # noqa: E731
+    new, newer = sup.supersede(score, relevance, created, vectors, params, apart)
+    assert newer.tolist() == [-1, 2, -1] and np.argsort(-new).tolist() == [0, 2, 1]
+    halves = lambda triples: [k == 0 for k, _, _ in triples]  # noqa: E731
+    new, newer = sup.supersede(score, relevance, created, vectors, params, apart, halves)
+    assert newer.tolist() == [-1, 2, -1] and np.argsort(-new).tolist() == [2, 0, 1]
+    assert new[0] == 1.0  # the other half is still true: not marked, not lowered
+    off = RankParams(supersede_complement=0)
+    assert not sup.completes(manager, member, not_member, query, off)
+
+
+def test_a_correction_keeping_all_the_query_words_may_be_closer_to_another_fact() -> None:
+    # 2 restates every query word 0 matched ("Davin Huylen…is now known for
+    # incorporating sustainable ingredients…" for "Felina Patrin is known for
+    # incorporating…") but, about its own subject, is closer to fact 1
+    params = RankParams(supersede_margin=0.2)
+    query = _query(
+        "Who is known for incorporating sustainable ingredients in their recipes, inspired "
+        "by Tessa Montclair's environmental advocacy?"
+    )
+    old = _words(
+        "Felina Patrin is known for incorporating sustainable ingredients in her recipes, "
+        "inspired by Tessa Montclair's environmental advocacy."
+    )
+    new = _words(
+        "Davin Huylen, after being inspired by Tessa Montclair's environmental advocacy, "
+        "shifted his focus from landscape photography to culinary arts and is now known for "
+        "incorporating sustainable ingredients in his recipes."
+    )
+    assert sup.match(old, new, query, params).whole
+    assert not sup.match(
+        old, _words("Felina Patrin is known for her recipes."), query, params
+    ).whole
+    score = np.array([1.0, 0.3, 0.5])
+    created = np.array([0.0, 1.0, 30 * DAY])
+    relevance = np.array([0.9, 0.8, 0.88])
+    vectors = _at(14.0, -5.0, 0.0)  # cosines to 2: .970 and .996
+    said = sup.Match(True, True, whole=True)
+
+    def words(pairs: list[tuple[int, int]]) -> list[sup.Match]:
+        return [said if i == 0 else sup.NOT_SAME for i, _ in pairs]
+
+    assert sup.supersede(score, relevance, created, vectors, params, words)[1].tolist() == [
+        2,
+        -1,
+        -1,
+    ]
+    said = sup.Match(True, True)  # the query words kept, not all of them: only the closest
+    assert sup.supersede(score, relevance, created, vectors, params, words)[1].tolist() == [
+        -1,
+        -1,
+        -1,
+    ]

@@ -12,10 +12,16 @@ the two things it reads beyond the words themselves:
 - a denial: "not", "never", "instead", "unable", 没有, 并非, 而是… A
   correction is often said as one, and a denial keeps fewer of the words the
   question used ("has never received any awards").
+
+Two more, smaller: how the subject's sentence goes on (``Subjects.frame``:
+"is a", "works"), which tells "X is a designer" -> "X is an engineer" (one
+attribute, a new value) from "X published a book" (another); and every name a
+question mentions (``named``), which are who it asks about, not what.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -34,6 +40,9 @@ _LEAD_IN = 4  # words before a comma that may open a sentence ahead of its subje
 class Subjects:
     names: tuple[str, ...]  # lowercased name words, in order, without stopwords or titles
     group: bool  # some sentence names two or more people as its subject
+    # how the first sentence with a named subject goes on: its opening
+    # function words ("is a", "are", "has"), else its first word ("works")
+    frame: tuple[str, ...] = ()
 
 
 def subjects_of(text: str) -> Subjects:
@@ -51,22 +60,46 @@ def subjects_of(text: str) -> Subjects:
     """
     names: list[str] = []
     group = False
+    frame: tuple[str, ...] = ()
     for sentence in _sentences(text[:MAX_QUERY_CHARS]):
-        people = _subject(sentence)
-        if people is None:
+        found = _subject(sentence)
+        if found is None:
             lead = sentence.split(", ", 1)
             if len(lead) == 2 and len(_WORD.findall(lead[0])) <= _LEAD_IN:
-                people = _subject(lead[1])
-        if people:
+                found = _subject(lead[1])
+        if found:
+            people, rest = found
             names += [w.lower() for person in people for w in person]
             group = group or len(people) >= 2
+            frame = frame or _frame(rest)
     kept = (w for w in dict.fromkeys(names) if w not in STOPWORDS and w not in _TITLES)
-    return Subjects(tuple(kept), group)
+    return Subjects(tuple(kept), group, frame)
+
+
+def _frame(predicate: str) -> tuple[str, ...]:
+    """The function words a predicate opens with ("is a", "are", "has"; "an"
+    read as "a"), else its first word ("works as…", "met during…")."""
+    words = [w.lower() for w in _WORD.findall(predicate)]
+    run = tuple("a" if w == "an" else w for w in itertools.takewhile(STOPWORDS.__contains__, words))
+    return run or tuple(words[:1])
 
 
 def names_in(text: str) -> list[str]:
     """The named subjects' words (``subjects_of``), as ``query_terms`` would list them."""
     return list(subjects_of(text).names)
+
+
+def named(text: str) -> tuple[str, ...]:
+    """Every capitalised word that does not open a sentence, lowercased: the
+    names a question mentions anywhere ("Who among A B, C D and E F won…",
+    "…a program with Jessa Lann?"), whoever its subject is."""
+    words = (
+        token.group().lower()
+        for sentence in _sentences(text[:MAX_QUERY_CHARS])
+        for token in list(_WORD.finditer(sentence))[1:]
+        if token.group()[0].isupper()
+    )
+    return tuple(w for w in dict.fromkeys(words) if w not in STOPWORDS and w not in _TITLES)
 
 
 def _sentences(text: str) -> list[str]:
@@ -86,10 +119,12 @@ def _initial(word: str) -> bool:
     return len(word) == 1 and word.isupper()
 
 
-def _subject(sentence: str) -> list[list[str]] | None:
-    """The people a sentence opens with, each a list of words; None when it opens otherwise."""
+def _subject(sentence: str) -> tuple[list[list[str]], str] | None:
+    """The people a sentence opens with, each a list of words, and the rest of
+    the sentence from its verb on; None when it opens otherwise."""
     people: list[list[str]] = [[]]
     listed = joined = False
+    rest = ""
     for match in _WORD.finditer(sentence):
         token, end = match.group(), match.end()
         if token[0].isupper():
@@ -113,6 +148,7 @@ def _subject(sentence: str) -> list[list[str]] | None:
             continue
         if not token[0].islower():
             return None  # a number or a mark before any verb
+        rest = sentence[match.start() :]
         break
     else:
         return None  # capitals to the end: a title or a heading, no verb
@@ -122,7 +158,7 @@ def _subject(sentence: str) -> list[list[str]] | None:
         return None  # commas without a closing "and": an address or a list of things
     if words + (len(people) - 1) < 2:
         return None  # one capital only opens the sentence
-    return people
+    return people, rest
 
 
 # What a statement denies: the words after a negation, to the end of its

@@ -28,8 +28,20 @@ X") is compared with what the older one says of them; and when the query
 names both people to choose between them ("…, A, B, or C?"), saying the same
 of another of them answers it anew. A denial of what the older one says ("has
 no experience in education or teaching", 没有…) may be a little less like the
-query, since it keeps fewer of its words. The thresholds are in
-``fusion.RankParams`` with the dev split they were chosen on.
+query, since it keeps fewer of its words. A newer one that keeps every query
+word the older one matched may be a little farther than its closest. When the
+query asks nothing of the older one but who ("What is X's profession?"), a
+later statement about the same subject that goes on as it did ("X is a
+graphic designer" -> "X is a software engineer") answers it anew.
+
+A superseded statement stays in the results, a little lower (its score x
+``supersede_stale``), so it also falls below the corrections of other facts
+that answered the same query. And when two facts answer the query together
+("A is a dentist who volunteers at clinics", "Jessa Lann and A took part in
+the outreach"), a correction of one ("…never took part; Roland Colan did")
+also outranks the other, still true but no longer the answer (``completes``).
+The thresholds are in ``fusion.RankParams`` with the dev split they were
+chosen on.
 """
 
 from __future__ import annotations
@@ -44,7 +56,7 @@ import numpy.typing as npt
 
 from kenning.search.fusion import Floats, Ints, RankParams
 from kenning.search.index import VectorSet
-from kenning.search.subjects import Subjects, denied, subjects_of
+from kenning.search.subjects import Subjects, denied, named, subjects_of
 from kenning.storage.query import Kind
 from kenning.storage.text import MAX_QUERY_CHARS, query_terms
 
@@ -75,11 +87,27 @@ def rerank(
     rows = np.zeros((len(top), vectors.matrix.shape[1]), dtype=np.float32)
     rows[pos >= 0] = vectors.matrix[pos[pos >= 0]]
     asked = frozenset(index.stems(query_terms(query)))
+    mentioned = frozenset(index.stems(list(named(query))))
+
+    seen: dict[int, Words] = {}
+
+    def read(items: Iterable[int]) -> None:
+        # read only for items that pass the vector tests, one query per call
+        missing = sorted({int(ids[k]) for k in items} - seen.keys())
+        if missing:
+            seen.update(_words(index, missing))
 
     def words(pairs: list[tuple[int, int]]) -> list[Match]:
-        # read only for pairs that pass the vector tests, in one query
-        seen = _words(index, sorted({int(ids[k]) for pair in pairs for k in pair}))
+        read([k for pair in pairs for k in pair])
         return [match(seen[int(ids[i])], seen[int(ids[j])], asked, params) for i, j in pairs]
+
+    def parts(triples: list[tuple[int, int, int]]) -> list[bool]:
+        read([k for triple in triples for k in triple])
+        known = asked - mentioned
+        return [
+            completes(seen[int(ids[k])], seen[int(ids[i])], seen[int(ids[j])], known, params)
+            for k, i, j in triples
+        ]
 
     new, newer = supersede(
         np.array([scored[j][0] for j in top]),
@@ -88,6 +116,7 @@ def rerank(
         rows,
         params,
         words,
+        parts,
     )
     out = list(scored)
     for k, j in enumerate(top):
@@ -130,12 +159,15 @@ class Words:
     group: bool = False  # it names two or more people as one subject
     denies: bool = False  # it denies something: "not", "never", 没有, 并非… (``subjects.denied``)
     denied: frozenset[str] = frozenset()  # the words of what it denies, stemmed alike
+    frame: tuple[str, ...] = ()  # how its subject's sentence goes on (``Subjects.frame``)
 
 
 def words_of(text: str, stem: Callable[[Iterable[str]], list[str]] = list) -> Words:
     terms, who, spans = _tokens(text)
     said = frozenset(stem([t for span in spans for t in query_terms(span)]))
-    return Words(frozenset(stem(terms)), frozenset(stem(who.names)), who.group, bool(spans), said)
+    return Words(
+        frozenset(stem(terms)), frozenset(stem(who.names)), who.group, bool(spans), said, who.frame
+    )
 
 
 @dataclass(frozen=True)
@@ -145,6 +177,7 @@ class Match:
     same: bool  # one statement, by their words
     covered: bool  # and the newer keeps the query words the older one matched
     denial: bool = False  # and it denies what the older one says
+    whole: bool = False  # and it keeps every one of the query words the older one matched
 
 
 SAME = Match(True, True)  # what ``supersede`` assumes when it is given no words
@@ -187,13 +220,41 @@ def match(old: Words, new: Words, query: frozenset[str], params: RankParams) -> 
     # it denies what the older one says ("no experience in education or
     # teaching" for "…a background in education or teaching")
     denial = new.denies and not old.denies and bool(older & new.denied)
+    whole = len(asked) >= params.supersede_whole and asked <= newer
     if (alike or kept) and (older & newer) - names:
-        return Match(True, covered, denial)
+        return Match(True, covered, denial, whole)
     # or it keeps only who it is about and says the rest anew ("Lorae Jonis did
     # not receive any awards in 2021; instead…"): then it must answer what the
     # older one answered of the query, beyond the name
     subject = bool(who) and who <= new.names and shared >= params.supersede_subject_shared
-    return Match(True, covered, denial) if subject and asked else NOT_SAME
+    # a query that asks nothing but who ("What is X's profession?") is
+    # answered anew by a statement that goes on as the older one did ("X is a
+    # graphic designer" -> "X is a software engineer")
+    framed = params.supersede_frame and bool(old.frame) and old.frame == new.frame
+    return Match(True, covered, denial, whole) if subject and (asked or framed) else NOT_SAME
+
+
+def completes(
+    other: Words, old: Words, new: Words, query: frozenset[str], params: RankParams
+) -> bool:
+    """Is ``old`` the other half of the answer ``other`` gives, so that ``new``,
+    correcting ``old``, answers the query anew? ("Who is the dentist who
+    volunteers at clinics and took part in the outreach with Jessa Lann?":
+    "A is a dentist who volunteers at clinics" and "Jessa Lann and A took part
+    in the outreach", corrected by "…never took part; Roland Colan did".) The
+    two speak of the same person and each matches query words the other does
+    not, names apart (``query`` comes without the names it mentions: in "Who
+    among A, B and C…?" a name is not a part of the answer); the newer keeps
+    what the older one added."""
+    if not other.names & old.names:
+        return False
+    asked = query - (other.names | old.names | new.names)
+    mine, theirs = old.terms & asked, other.terms & asked
+    added, kept = mine - theirs, theirs - mine
+    need = params.supersede_complement
+    if need <= 0 or len(added) < need or len(kept) < need:
+        return False
+    return len(added & new.terms) >= params.supersede_cover * len(added)
 
 
 def supersede(
@@ -203,6 +264,7 @@ def supersede(
     vectors: npt.NDArray[np.float32],
     params: RankParams,
     words: Callable[[list[tuple[int, int]]], list[Match]] = lambda pairs: [SAME] * len(pairs),
+    parts: Callable[[list[tuple[int, int, int]]], list[bool]] = lambda t: [False] * len(t),
 ) -> tuple[Floats, Ints]:
     """Scores with each correction lifted just above what it supersedes.
 
@@ -244,7 +306,8 @@ def supersede(
         if r[j] < r[i] - params.supersede_margin - extra:
             return False
         if said.covered:
-            return bool(sim[i, j] >= closest[j] - params.supersede_closest)
+            slack = params.supersede_closest_whole if said.whole else params.supersede_closest
+            return bool(sim[i, j] >= closest[j] - slack)
         near = sim[i, j] >= closest[j] - params.supersede_closest_uncovered
         return bool(near and r[j] >= r[i] - params.supersede_margin_uncovered - extra)
 
@@ -259,6 +322,18 @@ def supersede(
     for i, j in sorted(pairs, key=lambda ij: c[ij[1]]):
         out[j] = max(out[j], np.nextafter(out[i], np.inf))
         newer[i] = j
+    # a correction of one half of the answer also outranks the other half
+    # (``completes``), still true but no longer the answer
+    triples = [
+        (k, i, j)
+        for i, j in pairs
+        for k in range(m)
+        if k not in (i, j) and before[k, j] and newer[k] < 0 and out[k] >= out[j]
+    ]
+    for (k, _, j), whole in zip(triples, parts(triples) if triples else [], strict=True):
+        if whole:
+            out[j] = max(out[j], np.nextafter(out[k], np.inf))
+    out[newer >= 0] *= params.supersede_stale
     return out, newer
 
 
