@@ -3,10 +3,12 @@
 Every ``kenning memory add``, hook and MCP server start is a new process, so the screen's start
 matters as much as its scan. Each measure starts a fresh Python that imports the screen and
 screens one short note, and reports its wall and CPU time (the child's own, from
-``resource``): the frozen baseline scanner; the screen with an empty cache folder (a machine's
-first run, or the first after an upgrade: it compiles the rule table and writes the cache,
-:mod:`kenning.safety.compiled`); the screen with that cache made. The three take turns, round
-after round, so a change in the machine's load falls on all alike.
+``resource``): the screen with an empty cache folder (a machine's first run, or the first after
+an upgrade: it compiles the rule table and writes the cache, :mod:`kenning.safety.compiled`);
+the screen with that cache made; and the frozen baseline scanner, in a process that reads the
+same cache (importing ``kenning`` loads the screen's rule table too, so this is the floor:
+what the import costs without the screen's first scan). The three take turns, round after
+round, so a change in the machine's load falls on all alike.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Final
 
 from kenning.bench.stats import p50_p95
 
-KINDS: Final = ("baseline", "screen_cold", "screen_warm")
+KINDS: Final = ("screen_cold", "screen_warm", "baseline")  # in the order each round runs them
 _NOTE: Final = "The staging database moved to db-2.internal; deploys run on Fridays."
 _PROGRAMS: Final = {
     "baseline": f"from kenning.safety import legacy; legacy.scan({_NOTE!r}, 'memory')",
@@ -54,8 +56,8 @@ def startup(rounds: int = 3) -> dict[str, dict[str, float]]:
             cold = Path(scratch) / f"cold-{n}"  # empty: this round's cold start makes it
             for kind in KINDS:
                 program = _PROGRAMS["baseline" if kind == "baseline" else "screen"]
-                # the warm start reads what this round's cold start wrote
-                wall, cpu = _run(program, cold if kind != "baseline" else Path(scratch) / "none")
+                # the later starts read what this round's cold start wrote
+                wall, cpu = _run(program, cold)
                 walls[kind].append(wall * 1000)
                 cpus[kind].append(cpu * 1000)
     return {
