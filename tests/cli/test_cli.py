@@ -197,6 +197,7 @@ def loaded(*args):
     return sorted(m for m in sys.modules if m.startswith(("kenning.", "mcp", "prompt_toolkit")))
 
 print(loaded("--version"))
+print(loaded("mcp", "--help"))
 print(loaded("--help"))
 import kenning.chat.app
 print(sorted(m for m in sys.modules if m.startswith(("mcp", "kenning.mcp.toolset"))))
@@ -207,10 +208,12 @@ def test_help_and_version_import_only_what_they_show() -> None:
     done = subprocess.run(
         [sys.executable, "-c", LAZY_PROBE], capture_output=True, text=True, check=True
     )
-    version, help_, chat = (line for line in done.stdout.splitlines() if line.startswith("["))
-    # --version needs no home: no stores, no threat screen, no numpy.
+    version, mcp_help, help_, chat = (
+        line for line in done.stdout.splitlines() if line.startswith("[")
+    )
+    # --version and a command's --help need no home: no stores, no threat screen, no numpy.
     for heavy in ("kenning.home", "kenning.api.home", "kenning.safety.screen", "kenning.storage"):
-        assert f"'{heavy}'" not in version, heavy
+        assert f"'{heavy}'" not in version + mcp_help, heavy
     # --help reads every command's help, not the chat application or an MCP SDK.
     assert "Usage: kenning" in done.stdout and "chat" in done.stdout
     for heavy in ("kenning.chat.app", "kenning.mcp.toolset", "'mcp'", "prompt_toolkit"):
