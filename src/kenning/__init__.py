@@ -12,13 +12,6 @@ Python"). Every other module is internal.
 
 from typing import TYPE_CHECKING, Any
 
-from kenning.api.errors import HomeClosedError, SessionNotFoundError
-from kenning.api.home import Home
-from kenning.api.results import Hit, Hits
-from kenning.config import ConfigError
-from kenning.journal import JournalError
-from kenning.memory.store import MemoryFileError, MemoryWriteError, Target
-from kenning.paths import InvalidProfileError
 from kenning.version import __version__
 
 if TYPE_CHECKING:
@@ -33,17 +26,37 @@ if TYPE_CHECKING:
         TurnStarted,
     )
     from kenning.api.agent import Agent
-    from kenning.api.results import RunResult
+    from kenning.api.errors import HomeClosedError, SessionNotFoundError
+    from kenning.api.home import Home
+    from kenning.api.results import Hit, Hits, RunResult
     from kenning.archive.importers.sources import ImportFormatError
+    from kenning.config import ConfigError
     from kenning.context.transcript import TranscriptError
+    from kenning.journal import JournalError
+    from kenning.memory.store import MemoryFileError, MemoryWriteError, Target
     from kenning.models.errors import ModelError, ModelNotConfigured
+    from kenning.paths import InvalidProfileError
     from kenning.skills.errors import SkillError
 
-# What only running an agent needs (the loop's events and errors), the
-# skills package (it loads YAML) and the importers are imported on first access (PEP 562), so
-# `import kenning` costs what opening a home costs and no more.
+# Every name is imported on first access (PEP 562). Importing any submodule
+# runs this file first: `python -m kenning --version`, `from kenning import
+# clock`, a test's probe process. Eager imports here made each of them load
+# the home, its stores and the threat screen (a second or two of CPU per
+# process) before doing anything; now `kenning.Home` costs that when used.
 _EVENTS = "kenning.agent.events"
+_MEMORY = "kenning.memory.store"
 _LAZY = {
+    "Home": "kenning.api.home",
+    "HomeClosedError": "kenning.api.errors",
+    "SessionNotFoundError": "kenning.api.errors",
+    "Hit": "kenning.api.results",
+    "Hits": "kenning.api.results",
+    "ConfigError": "kenning.config",
+    "JournalError": "kenning.journal",
+    "MemoryFileError": _MEMORY,
+    "MemoryWriteError": _MEMORY,
+    "Target": _MEMORY,
+    "InvalidProfileError": "kenning.paths",
     "Agent": "kenning.api.agent",
     "RunResult": "kenning.api.results",
     "Event": _EVENTS,

@@ -182,6 +182,46 @@ def test_every_command_has_help(path: tuple[str, ...]) -> None:
     assert "Usage: " in run(*path, "--help").output
 
 
+# What a process imports is what it pays for at start (the home's stores and the
+# threat screen are a second or two of CPU, the MCP client SDK another), and
+# every `kenning` a script, a host or a test starts pays it again.
+LAZY_PROBE = """
+import sys
+from kenning.cli import cli
+
+def loaded(*args):
+    try:
+        cli([*args], prog_name="kenning")
+    except SystemExit:
+        pass
+    return sorted(m for m in sys.modules if m.startswith(("kenning.", "mcp", "prompt_toolkit")))
+
+print(loaded("--version"))
+print(loaded("mcp", "--help"))
+print(loaded("--help"))
+import kenning.chat.app
+print(sorted(m for m in sys.modules if m.startswith(("mcp", "kenning.mcp.toolset"))))
+"""
+
+
+def test_help_and_version_import_only_what_they_show() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LAZY_PROBE], capture_output=True, text=True, check=True
+    )
+    version, mcp_help, help_, chat = (
+        line for line in done.stdout.splitlines() if line.startswith("[")
+    )
+    # --version and a command's --help need no home: no stores, no threat screen, no numpy.
+    for heavy in ("kenning.home", "kenning.api.home", "kenning.safety.screen", "kenning.storage"):
+        assert f"'{heavy}'" not in version + mcp_help, heavy
+    # --help reads every command's help, not the chat application or an MCP SDK.
+    assert "Usage: kenning" in done.stdout and "chat" in done.stdout
+    for heavy in ("kenning.chat.app", "kenning.mcp.toolset", "'mcp'", "prompt_toolkit"):
+        assert heavy not in help_, heavy
+    # A chat starts the MCP client only when [mcp.servers] names a server.
+    assert chat == "[]"
+
+
 def test_console_script_runs_in_a_real_process(_hermetic_home: Path) -> None:
     env = {**os.environ, "KENNING_HOME": str(_hermetic_home)}
     done = subprocess.run(

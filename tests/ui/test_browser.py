@@ -32,7 +32,7 @@ from kenning.memory.store import Target
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-WAIT_S = 20
+WAIT_S = 120  # a hang guard: under load a page's write took over 20 s
 URL = re.compile(r"^(http://127\.0\.0\.1:\d+/\?token=\S+)$", re.M)
 
 

@@ -93,7 +93,9 @@ def _kernels_of(state_dir: Path) -> list[int]:
     return found
 
 
-def _wait(condition: object, within_s: float = 30.0) -> bool:
+# A hang guard, not a speed check: a `kenning run` started under subprocess
+# coverage on a busy machine took over 30 s to send its first request.
+def _wait(condition: object, within_s: float = 300.0) -> bool:
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         if condition():  # type: ignore[operator]

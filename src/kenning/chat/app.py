@@ -16,6 +16,7 @@ import contextlib
 import signal
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from prompt_toolkit import PromptSession
 from rich.console import Console
@@ -41,12 +42,14 @@ from kenning.chat.status import Meter, TurnStatus
 from kenning.home import Home
 from kenning.learning import runner_for, take_notices
 from kenning.mcp.servers import configured_servers
-from kenning.mcp.toolset import McpToolset
 from kenning.models.local import is_loopback, list_models, start_hint
 from kenning.models.pricing import LOCAL_PROVIDERS, Price, price_for
 from kenning.models.types import Model
 from kenning.runtime.factory import open_session
 from kenning.tools.permissions import Mode, Permissions, ProjectRules
+
+if TYPE_CHECKING:
+    from kenning.mcp.toolset import McpToolset
 
 FOLDED_LINES = 6  # lines of a command's output shown under it; /expand shows the rest
 RECAP_EXCHANGES = 3
@@ -154,6 +157,10 @@ class ChatApp:
             self.console.print(f"[yellow]{problem}[/]", highlight=False)
         if not specs:
             return
+        # The MCP client SDK is imported only when servers are configured: it is
+        # a second of CPU at start that a chat without them does not need.
+        from kenning.mcp.toolset import McpToolset
+
         self.status.begin()
         self.status.show(f"starting {len(specs)} MCP server(s)")
         toolset = McpToolset(specs)

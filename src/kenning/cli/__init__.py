@@ -83,6 +83,8 @@ class LazyGroup(click.Group):
         one line saying what to do, from every command: its message, exit 1."""
         try:
             return super().invoke(ctx)
+        except click.exceptions.Exit:
+            raise  # a RuntimeError too (--help, ctx.exit): no storage was involved
         except RuntimeError as exc:
             from kenning.storage.base import StorageError  # not at start: it imports numpy
 

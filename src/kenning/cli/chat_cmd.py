@@ -9,8 +9,6 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from kenning.chat.app import ChatApp
-from kenning.chat.commands import HELP
 from kenning.cli.context import CliState, pass_state
 from kenning.cli.run_cmd import EXIT_NOT_CONFIGURED, open_or_explain
 from kenning.tools.permissions import MODES, parse_mode
@@ -52,6 +50,10 @@ def chat_command(
       kenning chat --continue
       kenning chat --mode plan
     """
+    # Imported here, not at start: `kenning --help` reads every command's help,
+    # and the chat application (prompt_toolkit, rich, the agent) is not needed for that.
+    from kenning.chat.app import ChatApp
+
     session = open_or_explain(
         state, model=model, source="cli", cwd=cwd, resume=resume, continue_last=continue_last
     )
@@ -62,4 +64,4 @@ def chat_command(
         sys.exit(130)
 
 
-__all__ = ["EXIT_NOT_CONFIGURED", "HELP", "ChatApp", "chat_command"]
+__all__ = ["EXIT_NOT_CONFIGURED", "chat_command"]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from kenning.config import ConfigError, parse_assignments
-from kenning.home import Home
 from kenning.paths import InvalidProfileError
+
+if TYPE_CHECKING:
+    from kenning.home import Home
 
 
 @dataclass
@@ -21,6 +23,10 @@ class CliState:
 
     def home(self) -> Home:
         if self._home is None:
+            # Imported here: the home brings its stores and the threat screen,
+            # which `kenning --version` and `--help` never use.
+            from kenning.home import Home
+
             try:
                 overrides = parse_assignments(self.assignments)
                 self._home = Home.open(profile=self.profile, overrides=overrides)
