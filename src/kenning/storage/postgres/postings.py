@@ -47,6 +47,41 @@ DROP_POSTINGS = """DELETE FROM message_terms t USING {rows} g CROSS JOIN LATERAL
     WHERE t.lexeme = u.lexeme AND t.message_id = g.message_id"""
 
 
+# bm25's document frequencies, per lexeme (``message_lexemes``, migration m006):
+# counting a common lexeme's postings took longer than ranking with them at 1M
+# messages (two counts a query, 20,000-50,000 postings each); kept by statement
+# triggers on the postings, and recounted by a bulk load instead.
+LEXEME_COUNTS_BUILD = """INSERT INTO message_lexemes (lexeme, docs, body_docs)
+    SELECT lexeme, count(*), count(*) FILTER (WHERE a > 0) FROM message_terms GROUP BY lexeme"""
+
+# fts_stats' row first: every writer of the index updates it, so whoever changes
+# lexeme counts holds it already, and two writers never wait on each other's
+# lexeme rows (a delete's trigger would otherwise lock lexemes, then fts_stats).
+LEXEME_COUNTS_FUNCTION = """CREATE FUNCTION message_terms_counts() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM 1 FROM fts_stats WHERE tbl = 'message_fts' FOR NO KEY UPDATE;
+    IF TG_OP = 'INSERT' THEN
+        INSERT INTO message_lexemes AS l (lexeme, docs, body_docs)
+            SELECT lexeme, count(*), count(*) FILTER (WHERE a > 0) FROM added
+            GROUP BY lexeme ORDER BY lexeme
+        ON CONFLICT (lexeme) DO UPDATE
+            SET docs = l.docs + EXCLUDED.docs, body_docs = l.body_docs + EXCLUDED.body_docs;
+    ELSE
+        UPDATE message_lexemes l SET docs = l.docs - g.docs, body_docs = l.body_docs - g.body
+        FROM (SELECT lexeme, count(*) AS docs, count(*) FILTER (WHERE a > 0) AS body
+              FROM gone GROUP BY lexeme) g
+        WHERE l.lexeme = g.lexeme;
+    END IF;
+    RETURN NULL;
+END $$"""
+
+LEXEME_COUNT_TRIGGERS = (
+    ("message_terms_counts_insert", "INSERT", "NEW TABLE AS added"),
+    ("message_terms_counts_delete", "DELETE", "OLD TABLE AS gone"),
+)
+
+
 def drop(conn: Conn, ids: Sequence[int]) -> None:
     """Delete the postings of ``ids`` (before their tsvectors are replaced).
 
@@ -73,13 +108,87 @@ def write(conn: Conn, ids: Sequence[int]) -> None:
 
 def lexeme_docs(conn: Conn, lexemes: Sequence[str], *, body_only: bool) -> dict[str, int]:
     """Messages holding each lexeme (in the body only, or anywhere)."""
-    where = " AND p.a > 0" if body_only else ""
+    column = "body_docs" if body_only else "docs"
     rows = conn.execute(
-        f"""SELECT x, (SELECT count(*) FROM message_terms p WHERE p.lexeme = x{where})
-            FROM unnest(%s::text[]) AS t(x)""",
-        (list(lexemes),),
+        f"SELECT lexeme, {column} FROM message_lexemes WHERE lexeme = ANY(%s)", (list(lexemes),)
     )
-    return {str(x): int(n) for x, n in rows}
+    found = {str(x): int(n) for x, n in rows}
+    return {x: found.get(x, 0) for x in lexemes}
+
+
+def bulk_counts(conn: Conn, *, keep: bool) -> None:
+    """A bulk load's lexeme counts: the triggers off while it writes the postings
+    (``keep`` False; a batch at a time, every common lexeme's row would be updated
+    hundreds of times in one transaction), recounted once at its end (``keep``)."""
+    state = "ENABLE" if keep else "DISABLE"
+    for trigger, _, _ in LEXEME_COUNT_TRIGGERS:
+        conn.execute(f"ALTER TABLE message_terms {state} TRIGGER {trigger}")
+    if keep:
+        conn.execute("DELETE FROM message_lexemes")
+        conn.execute(LEXEME_COUNTS_BUILD)
+
+
+# bm25's N, average length and a lexeme's idf (``fts.Stats``) in SQL, as
+# ``fts.Stats.idf`` computes them (float8 throughout; the same libm ``log``).
+_DOCS = "(SELECT docs FROM fts_stats WHERE tbl = 'message_fts')"
+_AVGDL = (
+    "(SELECT CASE WHEN docs > 0 AND tokens > 0 THEN tokens::float8 / docs ELSE 1.0 END "
+    "FROM fts_stats WHERE tbl = 'message_fts')"
+)
+# Each term's lexeme (``%s``, in the query's order), its bounds and its idf.
+_TERMS = f"""
+    SELECT lo, lo AS hi, CASE WHEN v > 0 THEN v ELSE 1e-6::float8 END AS idf
+    FROM (SELECT x.lo, x.n, ln(greatest(
+              (0.5::float8 + {_DOCS} - coalesce(l.docs, 0)) / (0.5::float8 + coalesce(l.docs, 0)),
+              1e-300)) AS v
+          FROM unnest(%s::text[]) WITH ORDINALITY AS x(lo, n)
+          LEFT JOIN message_lexemes l ON l.lexeme = x.lo) i
+    ORDER BY n"""
+
+
+def _formula(avgdl: str) -> str:
+    # t.len as float8: an integer times the literal .75 is numeric arithmetic, which
+    # took three quarters of the query's time at 1M messages (~1.5 µs a posting).
+    return f"* {fts.K1 + 1} / (t.tf + {fts.K1} * ({1 - fts.B} + {fts.B} * t.len::float8 / {avgdl}))"
+
+
+# One term's postings (a CJK prefix's: a range of lexemes).
+_LOOKUP = (
+    "SELECT message_id, a, b, len FROM message_terms "
+    "WHERE lexeme >= q.lo AND lexeme <= q.hi OFFSET 0"
+)
+
+
+def _scope_joins(where: str) -> str:
+    if not where:
+        return ""
+    return "JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = m.session_id"
+
+
+def ranked_lexemes(
+    conn: Conn,
+    lexemes: Sequence[str],
+    ctx_weight: float,
+    scope: tuple[str, list[object]],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """``ranked`` for terms of one lexeme each (the common case), in one statement:
+    N, the average length and each lexeme's idf are read by the statement itself
+    (``message_lexemes``), not by a round trip each first. Each idf is computed
+    once (``MATERIALIZED``), and the plan is the one ``ranked``'s had: a hash
+    aggregate, which adds up a message's postings in term order (the same float
+    sum every time; a sort by message would order each message's terms
+    arbitrarily)."""
+    where, params = scope
+    sql = f"""
+        WITH q AS MATERIALIZED ({_TERMS})
+        SELECT t.message_id, sum(t.idf * t.tf {_formula(_AVGDL)}) AS score
+        FROM (SELECT x.message_id, q.idf, x.a + %s * x.b AS tf, x.len
+              FROM q CROSS JOIN LATERAL ({_LOOKUP}) x) t
+        {_scope_joins(where)} WHERE true {where}
+        GROUP BY t.message_id ORDER BY score DESC, t.message_id LIMIT %s"""
+    rows = conn.execute(sql, (list(lexemes), ctx_weight, *params, limit)).fetchall()
+    return [(int(r[0]), float(r[1])) for r in rows]
 
 
 def ranked(
@@ -104,31 +213,9 @@ def ranked(
             sizes.append(len(term.lexemes))
             prefixes.append(term.prefix)
     where, params = scope
-    joins = (
-        "JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = m.session_id"
-        if where
-        else ""
-    )
     avgdl = (stats.tokens / stats.docs if stats.docs else 1.0) or 1.0
-    # t.len as float8: an integer times the literal .75 is numeric arithmetic, which
-    # took three quarters of the query's time at 1M messages (~1.5 µs a posting).
-    formula = f"* {fts.K1 + 1} / (t.tf + {fts.K1} * ({1 - fts.B} + {fts.B} * t.len::float8 / %s))"
-    lookup = (
-        "SELECT message_id, a, b, len FROM message_terms "
-        "WHERE lexeme >= q.lo AND lexeme <= q.hi OFFSET 0"
-    )
-    if all(len(t.lexemes) == 1 and not t.prefix for t in terms):
-        # Every term one lexeme (the common case): one posting per term and message.
-        sql = f"""
-            SELECT t.message_id, sum(t.idf * t.tf {formula}) AS score
-            FROM (SELECT x.message_id, q.idf, x.a + %s * x.b AS tf, x.len
-                  FROM unnest(%s::text[], %s::text[], %s::float8[]) AS q(lo, hi, idf)
-                  CROSS JOIN LATERAL ({lookup}) x) t
-            {joins} WHERE true {where}
-            GROUP BY t.message_id ORDER BY score DESC, t.message_id LIMIT %s"""
-        args = (avgdl, ctx_weight, lows, highs, [idf[i] for i in index], *params, limit)
-        rows = conn.execute(sql, args).fetchall()
-        return [(int(r[0]), float(r[1])) for r in rows]
+    formula = _formula("%s")
+    lookup = _LOOKUP
     sql = f"""
         WITH q AS (
             SELECT * FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[], %s::bool[])
@@ -146,7 +233,7 @@ def ranked(
         FROM t
         JOIN unnest(%s::float8[], %s::text[]) WITH ORDINALITY AS w(idf, phrase, term)
             ON w.term = t.term + 1
-        {joins}
+        {_scope_joins(where)}
         WHERE (w.phrase IS NULL OR EXISTS (
             SELECT 1 FROM message_fts f
             WHERE f.message_id = t.message_id AND f.tsv @@ w.phrase::tsquery)) {where}
