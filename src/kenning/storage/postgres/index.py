@@ -253,11 +253,14 @@ class PostgresIndex:
         self._forms(terms, _MATCH)
         return [_MATCH[t] for t in terms]
 
-    def _forms(self, terms: Sequence[str], cache: dict[str, Any]) -> None:
+    def _forms(
+        self, terms: Sequence[str], cache: dict[str, Any], body_docs: dict[str, int] | None = None
+    ) -> None:
         """Both forms (``_INDEXED``, ``_MATCH``) of each of ``terms`` not in ``cache``,
         in one round trip: a search asks for one (the counts that prune its terms),
-        then the other. A full cache is emptied first, so every term asked for is
-        in it afterwards."""
+        then the other; with ``body_docs``, the messages whose body holds each of
+        their lexemes go there too (what the pruning asks next). A full cache is
+        emptied first, so every term asked for is in it afterwards."""
         if all(t in cache for t in terms):
             return
         if len(_INDEXED) >= _CACHE_MAX or len(_MATCH) >= _CACHE_MAX:
@@ -265,13 +268,18 @@ class PostgresIndex:
             _MATCH.clear()
         ask = sorted({t for t in terms if t not in cache})
         rows = self._conn().execute(
-            "SELECT x, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kenning', p))), "
-            "phraseto_tsquery('kenning', w)::text "
-            "FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(x, p, w)",
+            "SELECT x, f.lexemes, f.docs, phraseto_tsquery('kenning', w)::text "
+            "FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(x, p, w) "
+            "CROSS JOIN LATERAL (SELECT array_agg(u.lexeme ORDER BY u.lexeme) AS lexemes, "
+            "    array_agg(coalesce(l.body_docs, 0) ORDER BY u.lexeme) AS docs "
+            "    FROM unnest(to_tsvector('kenning', p)) u "
+            "    LEFT JOIN message_lexemes l ON l.lexeme = u.lexeme) f",
             (ask, [fts.prepared(t) for t in ask], [" ".join(fts.tokens(t)) for t in ask]),
         )
-        for term, lexemes, query in rows:
+        for term, lexemes, docs, query in rows:
             _INDEXED[str(term)] = frozenset(lexemes or ())
+            if body_docs is not None:
+                body_docs.update(zip(lexemes or (), docs or (), strict=True))
             single_cjk = len(term) == 1 and has_cjk(term)
             matched = (term,) if single_cjk else fts.lexemes_of(str(query or ""))
             _MATCH[str(term)] = fts.Term(matched, prefix=single_cjk)
@@ -288,8 +296,10 @@ class PostgresIndex:
         """Documents whose body holds each term (max over the term's indexed lexemes)."""
         if not terms:
             return []
-        tokens = self._indexed(terms)
         counts = known if known is not None else {}
+        if table == "message":  # terms not seen before: their lexemes come counted
+            self._forms(terms, _INDEXED, counts)
+        tokens = self._indexed(terms)
         ask = sorted(set().union(*tokens) - counts.keys())
         if ask and table == "message":
             counts.update(postings.lexeme_docs(self._conn(), ask, body_only=True))
