@@ -8,6 +8,7 @@ queued, the hits of one kind.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -131,3 +132,67 @@ def test_hits_of_one_kind_ask_only_for_that_kind(
         assert pg.index.hits([]) == []
     assert [h.content for h in hits] == [TEXTS[0]]
     assert len(sent) == 1
+
+
+class _Recorder:
+    """A connection stand-in that keeps the statement it is given and returns no rows."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        self.sent.append((sql, params))
+        return self
+
+    def fetchall(self) -> list[Any]:
+        return []
+
+
+def test_ranking_streams_each_terms_postings_in_message_order(pg: Storage) -> None:
+    """Unscoped, the postings come in message order and are summed as they pass (no
+    hash table over every matching message), each message's in term order: the
+    scores are bit for bit those of the per-term form (``ranked``)."""
+    from kenning.storage.postgres import fts, postings
+
+    terms = query_terms("staging keys migration weekly 龙井")
+    conn = pg.connection()  # type: ignore[attr-defined]
+    lexemes = [t.lexemes[0] for t in pg.index._match_terms(terms)]  # type: ignore[attr-defined]
+    streamed = postings.ranked_lexemes(conn, lexemes, 0.35, ("", []), 10)
+    docs = postings.lexeme_docs(conn, lexemes, body_only=False)
+    stats = pg.index._stats("message")  # type: ignore[attr-defined]
+    idf = [stats.idf(docs[x]) for x in lexemes]
+    per_term = [fts.Term((x,)) for x in lexemes]
+    assert len(streamed) == 3
+    assert streamed == postings.ranked(conn, per_term, idf, stats, 0.35, ("", []), 10)
+    recorder = _Recorder()
+    postings.ranked_lexemes(recorder, lexemes, 0.35, ("", []), 10)  # type: ignore[arg-type]
+    ((sql, params),) = recorder.sent
+    plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN " + sql, params).fetchall())
+    # grouped from input in (message, term) order: merged from the key on a big table,
+    # sorted here, where the planner finds that cheaper
+    assert "GroupAggregate" in plan and "HashAggregate" not in plan, plan
+    assert re.search(r"Sort Key: \S*message_id, \(1\)", plan), plan
+
+
+def test_a_scope_takes_its_hits_from_the_unscoped_ranking_or_ranks_inside_itself(
+    pg: Storage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope filters messages, not scores: its best are the first of the unscoped
+    ranking it holds. Found among the first few (one statement), they are taken
+    from there; else the ranking runs inside the scope (a second)."""
+    pg.sessions.insert("s2", "cli", started_at=2000.0)
+    for n in range(8):
+        pg.sessions.append("s2", Message("user", "staging " + "word " * n))
+    pg.sessions.append("s2", Message("assistant", "staging " + "word " * 30))
+    pg.index.sync()
+    terms = query_terms("staging")
+    everything = pg.index.match_messages(terms, SearchFilters(), 50)
+    roles = {int(r[0]): str(r[1]) for r in pg.connection().execute("SELECT id, role FROM messages")}  # type: ignore[attr-defined]
+    for scope, limit, asked in (
+        (SearchFilters(roles=("user",)), 3, 1),  # the first 3 are users' messages
+        (SearchFilters(roles=("assistant",)), 1, 2),  # the one is last: not among 4
+    ):
+        want = [hit for hit in everything if roles[hit[0]] in scope.roles][:limit]
+        with statements(pg, monkeypatch) as sent:
+            got = pg.index.match_messages(terms, scope, limit)
+        assert got == want and len(sent) == asked

@@ -135,9 +135,9 @@ _AVGDL = (
     "(SELECT CASE WHEN docs > 0 AND tokens > 0 THEN tokens::float8 / docs ELSE 1.0 END "
     "FROM fts_stats WHERE tbl = 'message_fts')"
 )
-# Each term's lexeme (``%s``, in the query's order), its bounds and its idf.
+# Each term's lexeme (``%s``, in the query's order), its bounds, number and idf.
 _TERMS = f"""
-    SELECT lo, lo AS hi, CASE WHEN v > 0 THEN v ELSE 1e-6::float8 END AS idf
+    SELECT lo, lo AS hi, n, CASE WHEN v > 0 THEN v ELSE 1e-6::float8 END AS idf
     FROM (SELECT x.lo, x.n, ln(greatest(
               (0.5::float8 + {_DOCS} - coalesce(l.docs, 0)) / (0.5::float8 + coalesce(l.docs, 0)),
               1e-300)) AS v
@@ -174,21 +174,67 @@ def ranked_lexemes(
 ) -> list[tuple[int, float]]:
     """``ranked`` for terms of one lexeme each (the common case), in one statement:
     N, the average length and each lexeme's idf are read by the statement itself
-    (``message_lexemes``), not by a round trip each first. Each idf is computed
-    once (``MATERIALIZED``), and the plan is the one ``ranked``'s had: a hash
-    aggregate, which adds up a message's postings in term order (the same float
-    sum every time; a sort by message would order each message's terms
-    arbitrarily)."""
+    (``message_lexemes``, once: an init plan), not by a round trip each first.
+
+    Each term's postings are a branch of their own, read in message order from
+    the key, so the server merges them and sums each message's postings as they
+    stream past (no hash table: at 1M messages one common word's query grouped
+    100,000 messages, and the hash aggregate cost more than reading the
+    postings). The ``ORDER BY`` puts a message's postings in term order whatever
+    the plan: the same float sum every time, bit for bit what ``ranked`` gives."""
     where, params = scope
+    if where:
+        # A scope filters messages, not scores: its best ``limit`` are the first of
+        # the unscoped ranking it holds. A broad one (all but the live session, one
+        # role) finds them among the first few hundred, without joining every
+        # posting to its message; a narrow one is ranked inside it.
+        pool = limit * SCOPED_POOL
+        sql, args = _merged(lexemes, ctx_weight, "", [], pool)
+        found = conn.execute(
+            f"""WITH r AS MATERIALIZED ({sql})
+                SELECT NULL, NULL, count(*) FROM r
+                UNION ALL (
+                SELECT r.message_id, r.score, 0 FROM r
+                JOIN messages m ON m.id = r.message_id JOIN sessions s ON s.id = m.session_id
+                WHERE true {where} ORDER BY r.score DESC, r.message_id LIMIT %s)""",
+            (*args, *params, limit),
+        ).fetchall()
+        ranked = [(int(r[0]), float(r[1])) for r in found if r[0] is not None]
+        read = next(int(r[2]) for r in found if r[0] is None)
+        if len(ranked) == limit or read < pool:
+            return ranked
+    sql, args = _merged(lexemes, ctx_weight, where, params, limit)
+    return [(int(r[0]), float(r[1])) for r in conn.execute(sql, args).fetchall()]
+
+
+# Unscoped candidates read per hit a scoped ranking wants, before it ranks inside
+# the scope instead.
+SCOPED_POOL = 4
+
+
+def _merged(
+    lexemes: Sequence[str], ctx_weight: float, where: str, params: list[object], limit: int
+) -> tuple[str, list[object]]:
+    """``ranked_lexemes``' statement and its arguments."""
+    joins = (
+        " JOIN messages m ON m.id = p.message_id JOIN sessions s ON s.id = m.session_id"
+        if where
+        else ""
+    )
+    branches = " UNION ALL ".join(
+        f"(SELECT p.message_id, {n} AS n, p.a + %s * p.b AS tf, p.len FROM message_terms p"
+        f"{joins} WHERE p.lexeme = %s{where} ORDER BY p.message_id)"
+        for n in range(1, len(lexemes) + 1)
+    )
+    idf = f"(SELECT array_agg(idf ORDER BY n) FROM ({_TERMS}) q)[t.n]"
     sql = f"""
-        WITH q AS MATERIALIZED ({_TERMS})
-        SELECT t.message_id, sum(t.idf * t.tf {_formula(_AVGDL)}) AS score
-        FROM (SELECT x.message_id, q.idf, x.a + %s * x.b AS tf, x.len
-              FROM q CROSS JOIN LATERAL ({_LOOKUP}) x) t
-        {_scope_joins(where)} WHERE true {where}
+        SELECT t.message_id, sum({idf} * t.tf {_formula(_AVGDL)}) AS score
+        FROM (SELECT * FROM ({branches}) u ORDER BY message_id, n) t
         GROUP BY t.message_id ORDER BY score DESC, t.message_id LIMIT %s"""
-    rows = conn.execute(sql, (list(lexemes), ctx_weight, *params, limit)).fetchall()
-    return [(int(r[0]), float(r[1])) for r in rows]
+    args: list[object] = [list(lexemes)]
+    for lexeme in lexemes:
+        args += [ctx_weight, lexeme, *params]
+    return sql, [*args, limit]
 
 
 def ranked(
