@@ -153,6 +153,11 @@ def test_full_text_matches_words_stems_and_chinese(storage: Storage) -> None:
     assert storage.index.doc_count() == 3
     assert storage.index.term_doc_counts("message", ["movers", "龙井"]) == [2, 1]
     assert storage.index.containing("message", "coming", ids) == [ids[0]]
+    every = [*ids, ids[1] + 1]
+    held = storage.index.containing_each("message", ["coming", "龙井", "zzqx", "movers"], every)
+    assert held == [[ids[0]], [ids[1], ids[1] + 1], [], [ids[0], ids[1] + 1]]
+    assert storage.index.containing_each("message", [], every) == []
+    assert storage.index.containing_each("message", ["coming"], []) == [[]]
     shown = storage.index.hits([(1.0, "message", ids[1])])
     assert shown == [
         SearchHit(

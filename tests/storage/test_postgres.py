@@ -353,10 +353,32 @@ def test_an_edited_message_is_ranked_by_its_new_text(both: dict[str, Archive]) -
         raw_sql(archive.storage, sql, ("rotate the staging keys, 辣椒 weekly",))
         archive.storage.index.sync()
     _ranked_on_both(both, queries)
+    _stats_match_the_rows(both["postgres"].storage)
     for archive in both.values():
         archive.storage.index.reset()
         archive.storage.index.sync()
     _ranked_on_both(both, queries)
+    _stats_match_the_rows(both["postgres"].storage)
+
+
+def test_a_schema_from_before_the_lexeme_counts_gets_them_counted(
+    both: dict[str, Archive], tmp_path: Path, pg_url: str
+) -> None:
+    """m006 counts the postings already there, and the counts follow writes after."""
+    pg = both["postgres"].storage
+    schema = pg.schema
+    raw_sql(pg, "DROP TABLE message_lexemes")
+    raw_sql(pg, "DROP FUNCTION message_terms_counts CASCADE")
+    raw_sql(pg, "DELETE FROM _migrations WHERE name = 'm006_lexeme_counts'")
+    pg.close()
+    reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)
+    both["postgres"] = Archive(reopened.path, storage=reopened)
+    _stats_match_the_rows(reopened)
+    _ranked_on_both(both, QUERIES)
+    raw_sql(reopened, "DELETE FROM messages WHERE session_id = 's1' AND seq = 2")
+    both["postgres"].append("s2", Message("user", "rotate the staging keys, 龙井 weekly"))
+    reopened.index.sync()
+    _stats_match_the_rows(reopened)
 
 
 def test_a_schema_from_before_the_postings_gets_them_built(
@@ -400,12 +422,21 @@ def test_a_bulk_load_builds_the_hnsw_index_once_at_the_end(tmp_path: Path, reque
 
 
 def _stats_match_the_rows(storage: Storage) -> None:
-    """fts_stats (bm25's N and token total, kept by trigger) equals a recount."""
+    """fts_stats (bm25's N and token total) and each lexeme's message counts, kept
+    by trigger, equal a recount."""
     kept = raw_sql(storage, "SELECT docs, tokens FROM fts_stats WHERE tbl = 'message_fts'")
     counted = raw_sql(
         storage, "SELECT count(*), coalesce(sum(body_len + ctx_len), 0) FROM message_fts"
     )
     assert tuple(kept.fetchone()) == tuple(counted.fetchone())
+    lexemes = "SELECT lexeme, docs, body_docs FROM message_lexemes WHERE docs > 0 ORDER BY 1"
+    recount = (
+        "SELECT lexeme, count(*), count(*) FILTER (WHERE a > 0) FROM message_terms "
+        "GROUP BY 1 ORDER BY 1"
+    )
+    assert [tuple(r) for r in raw_sql(storage, lexemes)] == [
+        tuple(r) for r in raw_sql(storage, recount)
+    ]
 
 
 def _key_oid(storage: Storage) -> int:
@@ -535,6 +566,8 @@ def test_bm25_is_summed_in_floating_point(both: dict[str, Archive], terms: list[
     recorder = _Recorder()
     stats = fts.Stats(16, 160)
     postings.ranked(recorder, matched, [1.0] * len(matched), stats, 0.35, ("", []), 10)  # type: ignore[arg-type]
-    ((sql, params),) = recorder.sql
-    plan = raw_sql(pg, "EXPLAIN VERBOSE " + sql, params).fetchall()
-    assert not [row[0] for row in plan if "numeric" in row[0]]
+    if all(len(t.lexemes) == 1 and not t.prefix for t in matched):  # idf in the statement
+        postings.ranked_lexemes(recorder, [t.lexemes[0] for t in matched], 0.35, ("", []), 10)  # type: ignore[arg-type]
+    for sql, params in recorder.sql:
+        plan = raw_sql(pg, "EXPLAIN VERBOSE " + sql, params).fetchall()
+        assert not [row[0] for row in plan if "numeric" in row[0]]

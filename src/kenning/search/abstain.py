@@ -87,17 +87,17 @@ def coverage(
 
     Matching goes through the same FTS5 table (and so the same tokenizer:
     stems, CJK bigrams) as the search: one indexed lookup per term, limited
-    to the hits' rowids.
+    to the hits' rowids, asked of the index at once (one round trip to a server).
     """
     total = sum(weights)
     if not terms or not hit_ids or total <= 0:
         return 0.0
     ids = list(dict.fromkeys(hit_ids))
     got: dict[int, float] = dict.fromkeys(ids, 0.0)
-    for term, weight in zip(terms, weights, strict=True):
-        if weight <= 0:
-            continue
-        for rowid in index.containing(table, term, ids):
+    asked = [(t, w) for t, w in zip(terms, weights, strict=True) if w > 0]
+    holding = index.containing_each(table, [t for t, _ in asked], ids)
+    for (_, weight), found in zip(asked, holding, strict=True):
+        for rowid in found:
             got[rowid] += weight
     return max(got.values()) / total
 

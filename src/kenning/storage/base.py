@@ -186,6 +186,11 @@ class TextIndex(Protocol):
     def containing(self, table: Table, term: str, ids: Sequence[int]) -> list[int]:
         """Which of ``ids`` hold ``term``."""
 
+    def containing_each(
+        self, table: Table, terms: Sequence[str], ids: Sequence[int]
+    ) -> list[list[int]]:
+        """``containing`` for each of ``terms`` (in order), asked at once."""
+
     def hits(self, scored: list[tuple[float, Kind, int]]) -> list[SearchHit]:
         """Ranked (score, kind, id) as hits with their stored text, in order."""
 

@@ -13,7 +13,7 @@ filters are part of the SQL, and scores are FTS5's ``-bm25`` (``fts``).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from kenning.storage.identity import indexable, message_docs
 from kenning.storage.postgres import fts, postings
@@ -81,12 +81,16 @@ def write_docs(conn: Conn, table: Table, docs: Sequence[tuple[int, str, str]]) -
 BULK_AT = 20_000
 
 
-def _bulk(conn: Conn) -> bool:
+def _queued(conn: Conn) -> tuple[int, bool]:
+    """Messages queued for the index, and whether indexing them is a bulk load."""
     row = conn.execute(
         "SELECT (SELECT count(*) FROM search_fts_queue), docs FROM fts_stats "
         "WHERE tbl = 'message_fts'"
     ).fetchone()
-    return row is not None and int(row[0]) >= BULK_AT and int(row[0]) > int(row[1])
+    if row is None:
+        return 0, False
+    queued = int(row[0])
+    return queued, queued >= BULK_AT and queued > int(row[1])
 
 
 def _sync_batch(conn: Conn, batch: int, after: int = 0) -> list[int]:
@@ -130,7 +134,10 @@ class PostgresIndex:
 
     def sync(self, *, batch: int = 2000) -> int:
         conn = self._conn()
-        if _bulk(conn):
+        queued, bulk = _queued(conn)
+        if not queued:  # every search syncs first: an empty queue costs one statement
+            return 0
+        if bulk:
             return self._sync_bulk(conn, batch)
         done = 0
         while ids := _sync_batch(conn, batch):
@@ -144,14 +151,16 @@ class PostgresIndex:
         row, the key's inserts land all over a B-tree many times the size of
         shared memory; sorted once, they take a fraction of that. Other
         processes' searches wait meanwhile; an interrupted load leaves the index
-        as it was (its messages stay queued)."""
+        as it was (its messages stay queued). The lexeme counts are recounted at
+        the end rather than kept batch by batch (``postings.bulk_counts``)."""
         done = 0
         with txn(conn):
             conn.execute("LOCK TABLE message_fts, message_terms IN SHARE ROW EXCLUSIVE MODE")
-            if not _bulk(conn):  # another process loaded them while this one waited
+            if not _queued(conn)[1]:  # another process loaded them while this one waited
                 while ids := _sync_batch(conn, batch):
                     done += len(ids)
                 return done
+            postings.bulk_counts(conn, keep=False)
             # Queued messages indexed before lose their postings while the key finds them.
             conn.execute(
                 "DELETE FROM message_fts WHERE message_id IN "
@@ -167,7 +176,8 @@ class PostgresIndex:
                 "ALTER TABLE message_terms ADD PRIMARY KEY (lexeme, message_id) INCLUDE (a, b, len)"
             )
             conn.execute("CREATE INDEX message_fts_tsv ON message_fts USING gin (tsv)")
-        vacuum(conn, ("message_terms", "message_fts", "search_fts_queue"))
+            postings.bulk_counts(conn, keep=True)
+        vacuum(conn, ("message_terms", "message_lexemes", "message_fts", "search_fts_queue"))
         return done
 
     def reset(self) -> None:
@@ -235,35 +245,44 @@ class PostgresIndex:
 
     def _indexed(self, terms: Sequence[str]) -> list[frozenset[str]]:
         """The lexemes the index holds for each term (its stem; CJK bigrams)."""
-        ask = sorted({t for t in terms if t not in _INDEXED})
-        if ask:
-            rows = self._conn().execute(
-                "SELECT x, ARRAY(SELECT lexeme FROM unnest(to_tsvector('kenning', p))) "
-                "FROM unnest(%s::text[], %s::text[]) AS t(x, p)",
-                (ask, [fts.prepared(t) for t in ask]),
-            )
-            if len(_INDEXED) >= _CACHE_MAX:
-                _INDEXED.clear()
-            for term, lexemes in rows:
-                _INDEXED[str(term)] = frozenset(lexemes or ())
+        self._forms(terms, _INDEXED)
         return [_INDEXED[t] for t in terms]
 
     def _match_terms(self, terms: Sequence[str]) -> list[fts.Term]:
         """Each term as the phrase (or CJK prefix) it matches."""
-        ask = sorted({t for t in terms if t not in _MATCH})
-        if ask:
-            rows = self._conn().execute(
-                "SELECT x, phraseto_tsquery('kenning', p)::text "
-                "FROM unnest(%s::text[], %s::text[]) AS t(x, p)",
-                (ask, [" ".join(fts.tokens(t)) for t in ask]),
-            )
-            if len(_MATCH) >= _CACHE_MAX:
-                _MATCH.clear()
-            for term, query in rows:
-                single_cjk = len(term) == 1 and has_cjk(term)
-                lexemes = (term,) if single_cjk else fts.lexemes_of(str(query or ""))
-                _MATCH[str(term)] = fts.Term(lexemes, prefix=single_cjk)
+        self._forms(terms, _MATCH)
         return [_MATCH[t] for t in terms]
+
+    def _forms(
+        self, terms: Sequence[str], cache: dict[str, Any], body_docs: dict[str, int] | None = None
+    ) -> None:
+        """Both forms (``_INDEXED``, ``_MATCH``) of each of ``terms`` not in ``cache``,
+        in one round trip: a search asks for one (the counts that prune its terms),
+        then the other; with ``body_docs``, the messages whose body holds each of
+        their lexemes go there too (what the pruning asks next). A full cache is
+        emptied first, so every term asked for is in it afterwards."""
+        if all(t in cache for t in terms):
+            return
+        if len(_INDEXED) >= _CACHE_MAX or len(_MATCH) >= _CACHE_MAX:
+            _INDEXED.clear()
+            _MATCH.clear()
+        ask = sorted({t for t in terms if t not in cache})
+        rows = self._conn().execute(
+            "SELECT x, f.lexemes, f.docs, phraseto_tsquery('kenning', w)::text "
+            "FROM unnest(%s::text[], %s::text[], %s::text[]) AS t(x, p, w) "
+            "CROSS JOIN LATERAL (SELECT array_agg(u.lexeme ORDER BY u.lexeme) AS lexemes, "
+            "    array_agg(coalesce(l.body_docs, 0) ORDER BY u.lexeme) AS docs "
+            "    FROM unnest(to_tsvector('kenning', p)) u "
+            "    LEFT JOIN message_lexemes l ON l.lexeme = u.lexeme) f",
+            (ask, [fts.prepared(t) for t in ask], [" ".join(fts.tokens(t)) for t in ask]),
+        )
+        for term, lexemes, docs, query in rows:
+            _INDEXED[str(term)] = frozenset(lexemes or ())
+            if body_docs is not None:
+                body_docs.update(zip(lexemes or (), docs or (), strict=True))
+            single_cjk = len(term) == 1 and has_cjk(term)
+            matched = (term,) if single_cjk else fts.lexemes_of(str(query or ""))
+            _MATCH[str(term)] = fts.Term(matched, prefix=single_cjk)
 
     def stems(self, terms: Iterable[str]) -> list[str]:
         """Each term as the index holds it: its stem (the longest token if it splits)."""
@@ -277,8 +296,10 @@ class PostgresIndex:
         """Documents whose body holds each term (max over the term's indexed lexemes)."""
         if not terms:
             return []
-        tokens = self._indexed(terms)
         counts = known if known is not None else {}
+        if table == "message":  # terms not seen before: their lexemes come counted
+            self._forms(terms, _INDEXED, counts)
+        tokens = self._indexed(terms)
         ask = sorted(set().union(*tokens) - counts.keys())
         if ask and table == "message":
             counts.update(postings.lexeme_docs(self._conn(), ask, body_only=True))
@@ -308,6 +329,10 @@ class PostgresIndex:
         query = fts.or_query(matched)
         if not query:
             return []
+        if table == "message" and all(len(t.lexemes) == 1 and not t.prefix for t in matched):
+            lexemes = [t.lexemes[0] for t in matched]
+            scope = (where, params)
+            return postings.ranked_lexemes(self._conn(), lexemes, ctx_weight, scope, limit)
         stats, known = self._state(table)
         hits = self._term_hits(table, matched, known)
         idf = [stats.idf(h) for h in hits]
@@ -406,25 +431,55 @@ class PostgresIndex:
         )
         return [int(r[0]) for r in rows]
 
+    def containing_each(
+        self, table: Table, terms: Sequence[str], ids: Sequence[int]
+    ) -> list[list[int]]:
+        """``containing`` for every term in one statement (a search's coverage asks
+        for each query term: one round trip instead of one a term)."""
+        queries = [t.tsquery() if t.lexemes else None for t in self._match_terms(list(terms))]
+        held: list[list[int]] = [[] for _ in terms]
+        if not ids or not any(queries):
+            return held
+        name, id_col = TABLES[table]
+        rows = self._conn().execute(
+            f"SELECT q.n, f.{id_col} FROM unnest(%s::text[]) WITH ORDINALITY AS q(tsq, n) "
+            f"JOIN {name} f ON f.{id_col} = ANY(%s) AND f.tsv @@ q.tsq::tsquery "
+            "WHERE q.tsq IS NOT NULL ORDER BY 1, 2",
+            (queries, list(ids)),
+        )
+        for n, item in rows:
+            held[int(n) - 1].append(int(item))
+        return held
+
     def hits(self, scored: list[tuple[float, Kind, int]]) -> list[SearchHit]:
         """The ranked (score, kind, id) list as hits with their stored text, in order."""
         conn = self._conn()
         msg_ids = [i for _, k, i in scored if k == "message"]
         chunk_ids = [i for _, k, i in scored if k == "chunk"]
+        # A kind with no hits costs no round trip.
         msgs = {
             int(r["id"]): r
-            for r in conn.execute(
-                "SELECT m.id, m.session_id, m.seq, m.role, m.speaker, m.created_at, m.content, "
-                "s.source FROM messages m JOIN sessions s ON s.id = m.session_id "
-                "WHERE m.id = ANY(%s)",
-                (msg_ids,),
+            for r in (
+                conn.execute(
+                    "SELECT m.id, m.session_id, m.seq, m.role, m.speaker, m.created_at, "
+                    "m.content, s.source FROM messages m JOIN sessions s ON s.id = m.session_id "
+                    "WHERE m.id = ANY(%s)",
+                    (msg_ids,),
+                )
+                if msg_ids
+                else ()
             )
         }
         chunks = {
             int(r["id"]): r
-            for r in conn.execute(
-                "SELECT id, path, line_start, line_end, text FROM memory_chunks WHERE id = ANY(%s)",
-                (chunk_ids,),
+            for r in (
+                conn.execute(
+                    "SELECT id, path, line_start, line_end, text FROM memory_chunks "
+                    "WHERE id = ANY(%s)",
+                    (chunk_ids,),
+                )
+                if chunk_ids
+                else ()
             )
         }
         hits: list[SearchHit] = []

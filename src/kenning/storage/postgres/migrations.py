@@ -22,7 +22,13 @@ import psycopg
 
 from kenning.storage.base import StorageError
 from kenning.storage.postgres.connection import Conn
-from kenning.storage.postgres.postings import DROP_POSTINGS, POSTINGS
+from kenning.storage.postgres.postings import (
+    DROP_POSTINGS,
+    LEXEME_COUNT_TRIGGERS,
+    LEXEME_COUNTS_BUILD,
+    LEXEME_COUNTS_FUNCTION,
+    POSTINGS,
+)
 
 Migration = Callable[[Conn], None]
 
@@ -341,12 +347,32 @@ def m005_fts_stats_per_statement(conn: Conn) -> None:
             )
 
 
+def m006_lexeme_counts(conn: Conn) -> None:
+    """Each lexeme's message counts (``postings.LEXEME_COUNTS``), built here from the
+    postings already there and kept by statement triggers on ``message_terms``."""
+    conn.execute(
+        """CREATE TABLE message_lexemes (
+               lexeme    TEXT COLLATE "C" PRIMARY KEY,
+               docs      INTEGER NOT NULL,  -- messages holding it, body or context
+               body_docs INTEGER NOT NULL   -- messages whose body holds it
+           )"""
+    )
+    conn.execute(LEXEME_COUNTS_BUILD)
+    conn.execute(LEXEME_COUNTS_FUNCTION)
+    for trigger, event, tables in LEXEME_COUNT_TRIGGERS:
+        conn.execute(
+            f"CREATE TRIGGER {trigger} AFTER {event} ON message_terms REFERENCING {tables} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION message_terms_counts()"
+        )
+
+
 MIGRATIONS: list[tuple[str, Migration]] = [
     ("m001_sessions_and_messages", m001_sessions_and_messages),
     ("m002_search_index", m002_search_index),
     ("m003_memory_chunks", m003_memory_chunks),
     ("m004_message_postings", m004_message_postings),
     ("m005_fts_stats_per_statement", m005_fts_stats_per_statement),
+    ("m006_lexeme_counts", m006_lexeme_counts),
 ]
 
 PGVECTOR_HELP = (

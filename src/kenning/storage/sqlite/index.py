@@ -310,6 +310,12 @@ class SqliteIndex:
         )
         return [int(r[0]) for r in rows]
 
+    def containing_each(
+        self, table: Table, terms: Sequence[str], ids: Sequence[int]
+    ) -> list[list[int]]:
+        # In-process: a lookup per term costs no round trip.
+        return [self.containing(table, term, ids) for term in terms]
+
     def hits(self, scored: list[tuple[float, Kind, int]]) -> list[SearchHit]:
         """The ranked (score, kind, id) list as hits with their stored text, in order."""
         conn = self._conn()
