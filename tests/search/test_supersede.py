@@ -586,3 +586,40 @@ def test_a_correction_keeping_all_the_query_words_may_be_closer_to_another_fact(
         -1,
         -1,
     ]
+
+
+def test_a_statement_about_the_same_people_corrects_what_was_said_of_them() -> None:
+    # 0, the answer, is said of the two; 1, said of one of them, is closer to
+    # the later 2 (it shares the expedition), but 2 is said of the two again:
+    # it corrects what was said of them, not the fact about one of them
+    texts = [
+        "Orla Vesk and Tamsin Rood met during a chess tournament in Oslo.",
+        "Orla Vesk has led glacier surveys in Iceland, some of them filmed by Tamsin Rood.",
+        "Orla Vesk and Tamsin Rood first met while filming a glacier survey in Iceland.",
+    ]
+    said = [_words(t) for t in texts]
+
+    def who(items: list[int]) -> list[frozenset[str]]:
+        return [said[k].names for k in items]
+
+    def words(pairs: list[tuple[int, int]]) -> list[sup.Match]:
+        return [sup.SAME if i == 0 else sup.NOT_SAME for i, _ in pairs]
+
+    assert said[0].names == said[2].names != said[1].names
+    score = np.array([1.0, 0.3, 0.9])
+    created = np.array([0.0, 1.0, 30 * DAY])
+    relevance = np.array([0.9, 0.8, 0.88])
+    vectors = _at(14.0, -5.0, 0.0)  # cosines to 2: .970 and .996
+    params = RankParams(supersede_margin=0.2)
+    parts = lambda t: [False] * len(t)  # noqa: E731
+    new, newer = sup.supersede(score, relevance, created, vectors, params, words, parts, who)
+    assert newer.tolist() == [2, -1, -1] and new[2] > new[0]
+    # said of one of them only, the closer fact still decides
+    alone = lambda items: [said[1].names if k == 2 else said[k].names for k in items]  # noqa: E731
+    assert sup.supersede(score, relevance, created, vectors, params, words, parts, alone)[
+        1
+    ].tolist() == [-1, -1, -1]
+    off = RankParams(supersede_margin=0.2, supersede_same_subject=False)
+    assert sup.supersede(score, relevance, created, vectors, off, words, parts, who)[
+        1
+    ].tolist() == [-1, -1, -1]

@@ -263,6 +263,18 @@ class RankParams:
     #   farther or any: 37-38, and two denied words: nothing; the other half
     #   with one word each: 49; recency_weight 0 or .1 with all of the above:
     #   9 13 13 11 / 30, 9 12 10 10 / 32.
+    # - supersede_same_subject (2026-12-02, from 9 9 8 9 / 32 on main with the
+    #   dense floor): a covered correction naming the very subject the older
+    #   statement names ("A and B first met while documenting an expedition"
+    #   for "A and B met during a conference") need only be near the closest
+    #   earlier statement naming that subject, not one about A alone ("A has
+    #   led expeditions, some documented by B"): 8 8 8 8 / 32, the same
+    #   hard-negative questions; held-out 13 13 12 12 / 22, unchanged.
+    #   Rejected (dev): the same on the uncovered route: 8 8 8 8 / 34; a
+    #   correction that supersedes one statement also superseding the others
+    #   whose query words it denies ("…has never been involved in creative or
+    #   academic pursuits" for "…published articles or creative works"): 8 8
+    #   7 8 / 49, within .04 of its nearest 8 8 7 8 / 40.
     supersede_top: int = 10
     supersede_pool: int = 50  # how far down a correction may come from
     supersede_cos: float = 0.86
@@ -283,6 +295,7 @@ class RankParams:
     supersede_stale: float = 0.9  # Letta dev, LoCoMo 1-5 the no-harm check
     supersede_whole: int = 3  # Letta dev
     supersede_closest_whole: float = 0.04  # Letta dev
+    supersede_same_subject: bool = True  # Letta dev
 
     @property
     def message_scale(self) -> float:

@@ -29,7 +29,10 @@ names both people to choose between them ("…, A, B, or C?"), saying the same
 of another of them answers it anew. A denial of what the older one says ("has
 no experience in education or teaching", 没有…) may be a little less like the
 query, since it keeps fewer of its words. A newer one that keeps every query
-word the older one matched may be a little farther than its closest. When the
+word the older one matched may be a little farther than its closest; one that
+keeps the query words and names the very subject the older one names ("A and
+B met during…" -> "A and B first met while…") need only be near the closest
+of what was said of that subject, not of what was said of A alone. When the
 query asks nothing of the older one but who ("What is X's profession?"), a
 later statement about the same subject that goes on as it did ("X is a
 graphic designer" -> "X is a software engineer") answers it anew.
@@ -109,6 +112,10 @@ def rerank(
             for k, i, j in triples
         ]
 
+    def who(items: list[int]) -> list[frozenset[str]]:
+        read(items)
+        return [seen[int(ids[k])].names for k in items]
+
     new, newer = supersede(
         np.array([scored[j][0] for j in top]),
         np.array([facts[int(i)][1] for i in ids]),
@@ -117,6 +124,7 @@ def rerank(
         params,
         words,
         parts,
+        who,
     )
     out = list(scored)
     for k, j in enumerate(top):
@@ -265,6 +273,7 @@ def supersede(
     params: RankParams,
     words: Callable[[list[tuple[int, int]]], list[Match]] = lambda pairs: [SAME] * len(pairs),
     parts: Callable[[list[tuple[int, int, int]]], list[bool]] = lambda t: [False] * len(t),
+    who: Callable[[list[int]], list[frozenset[str]]] = lambda items: [frozenset()] * len(items),
 ) -> tuple[Floats, Ints]:
     """Scores with each correction lifted just above what it supersedes.
 
@@ -274,7 +283,9 @@ def supersede(
     are one statement by their words (``match``). A newer item j corrects an
     older one only if that is (near) the earlier statement j is closest to
     among all ``supersede_pool`` items: within ``supersede_closest`` when j
-    keeps the query's words, exactly the closest (and nearly as relevant, see
+    keeps the query's words (or, when i and j name the same subject, of the
+    closest of the items naming it: ``who(items)`` gives each item's names),
+    exactly the closest (and nearly as relevant, see
     ``supersede_margin_uncovered``) when it says the rest anew. Then a newer
     item supersedes only the older ones within ``supersede_nearest`` of the
     cosine of its nearest such one. Returns the new scores and, per item, the
@@ -307,9 +318,25 @@ def supersede(
             return False
         if said.covered:
             slack = params.supersede_closest_whole if said.whole else params.supersede_closest
-            return bool(sim[i, j] >= closest[j] - slack)
+            near = sim[i, j] >= closest[j] - slack
+            return bool(near or sim[i, j] >= closest_alike(i, j) - slack)
         near = sim[i, j] >= closest[j] - params.supersede_closest_uncovered
         return bool(near and r[j] >= r[i] - params.supersede_margin_uncovered - extra)
+
+    def closest_alike(i: int, j: int) -> float:
+        # the closest earlier statement with the very subject i and j share:
+        # a later statement about A and B corrects what was said of A and B,
+        # even when something said of A alone is closer ("A has led
+        # expeditions, some filmed by B" for "A and B first met while filming
+        # an expedition"); read only when the closest test fails
+        if not params.supersede_same_subject:
+            return float("inf")
+        subject, theirs = who([i, j])
+        if not subject or subject != theirs:
+            return float("inf")
+        earlier = [int(k) for k in np.nonzero(before[:, j])[0]]
+        alike = (gram[k, j] for k, s in zip(earlier, who(earlier), strict=True) if s == subject)
+        return float(max(alike))  # i itself is among them
 
     said = words(pairs) if pairs else []
     pairs = [ij for ij, s in zip(pairs, said, strict=True) if corrects(*ij, s)]
