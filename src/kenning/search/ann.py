@@ -35,6 +35,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from kenning.search import pages
+
 Floats = npt.NDArray[np.floating]
 Ints = npt.NDArray[np.int64]
 
@@ -122,7 +124,7 @@ class ProjectedPrefilter:
         if n > self._rows:
             new = self._project(matrix[self._rows : n])
             if n > len(self._proj):
-                grown = np.zeros((max(n, 2 * len(self._proj)), self.dims), dtype=np.float32)
+                grown = pages.zeros(max(n, 2 * len(self._proj)), self.dims, np.float32)
                 grown[: self._rows] = self._proj[: self._rows]
                 self._proj = grown
             self._proj[self._rows : n] = new
@@ -141,7 +143,7 @@ class ProjectedPrefilter:
 
     def _project(self, rows: np.ndarray, block: int = 65_536) -> np.ndarray:
         assert self._axes is not None and self._mean is not None
-        out = np.empty((len(rows), self._axes.shape[1]), dtype=np.float32)
+        out = pages.zeros(len(rows), self._axes.shape[1], np.float32)
         for start in range(0, len(rows), block):  # bounded temporaries
             chunk = rows[start : start + block]
             out[start : start + block] = (chunk - self._mean) @ self._axes

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from kenning.search import pages
+
 if TYPE_CHECKING:
     from kenning.storage.base import Vectors
 
@@ -66,7 +68,7 @@ class VectorSet:
         need = self._size + len(rows)
         if need > len(self._buf) or self._buf.shape[1] != dims:
             cap = max(need, 2 * len(self._buf), 1024)
-            buf = np.zeros((cap, dims), dtype=np.float32)
+            buf = pages.zeros(cap, dims, np.float32)
             ids = np.zeros(cap, dtype=np.int64)
             buf[: self._size] = self._buf[: self._size]
             ids[: self._size] = self._ids[: self._size]
