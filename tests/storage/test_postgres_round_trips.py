@@ -84,6 +84,9 @@ def test_pruning_then_ranking_new_terms_is_two_statements(
 ) -> None:
     """A search's term counts and its ranking need two forms of each term and the
     counts of its lexemes; the first statement brings all three."""
+    # New to this process: another test's search may have cached their forms.
+    monkeypatch.setattr(pg_index, "_INDEXED", {})
+    monkeypatch.setattr(pg_index, "_MATCH", {})
     terms = query_terms("weekly movers coming")
     with statements(pg, monkeypatch) as sent:
         counts = pg.index.term_doc_counts("message", terms)
