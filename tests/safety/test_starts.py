@@ -94,6 +94,22 @@ def test_a_line_anchored_regex_is_tried_on_the_lines_that_hold_its_parts() -> No
     assert len(at) == 20 and all(text[p:].startswith("curl -d") for p in at)
 
 
+def test_a_branch_that_says_nothing_of_its_start_is_read_with_what_follows_it() -> None:
+    # An IBAN begins with no known string, and "acct\s+" may reach the next line; but on the
+    # line where a match begins, an IBAN is followed by "new": only the lines holding "new"
+    # (or "acct") are tried.
+    regex = ascii_regex(r"^[^\n]*?(?:(?-i:[A-Z]{2}\d{2})|acct\s+\d{6})[^\n]{0,20}?\bnew\b")
+    where = starts.starts(regex)
+    lines = ["pay GB12 3456 as before", "the new IBAN is DE44 5001", "DE44 5001 is new"]
+    text = "\n".join(lines * 10)
+    table = grams.Grams(fold(text), text)
+    at = starts.candidates(where, table)
+    assert len(at) == 20 and all(text[p:].startswith(("the new", "DE44 5001 is")) for p in at)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+
+
 def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
     # "(?:^|(?<=[.;\n]))": a line start, or right after a character of the lookbehind's class.
     regex = re.compile(r"(?:^|(?<=[.!?;\n]))(?!\s*not\b)[^.!?;\n]*?\bignore\b", re.MULTILINE)
@@ -101,7 +117,9 @@ def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
     assert where.positions
     text = "First. Second; third\nfourth! do ignore it. not ignore"
     at = starts.candidates(where, grams.Grams(fold(text), text))
-    assert [text[p - 1] for p in at] == [".", ";", "\n", "!", "."]  # line 0 lacks "ignore"
+    # Line 0 lacks "ignore"; of the clauses of line 1, only those that hold it before their
+    # stop: "[^.!?;\n]*?" cannot reach an "ignore" past a ".", "!", "?", ";" or line break.
+    assert [text[p - 1] for p in at] == ["!", "."]
     table = grams.Grams(fold(text), text)
     assert [m.span() for m in starts.matches(regex, text, where, table)] == [
         m.span() for m in regex.finditer(text)
@@ -118,6 +136,10 @@ def test_small_alphabet_texts_match_as_finditer_does(text: str) -> None:
         re.compile(r"(?:^|\n)[ \t]*(?:ignore|dis)[:.]", re.IGNORECASE | re.MULTILINE),
         re.compile(r"\bK(?:s|ſ)\b", re.IGNORECASE),
         re.compile(r"(?:^|(?<=[.!|\n]))(?!\s*dis)\s*(?:ign|ſ)", re.IGNORECASE | re.MULTILINE),
+        re.compile(  # a clause: what its opening repeat cannot cross
+            r"(?:^|(?<=[.!|\n]))(?!\s*dis)(?:[^.!|\n]|[.!](?=\S))*?\b(?:ign|ſ|k)",
+            re.IGNORECASE | re.MULTILINE,
+        ),
     ):
         assert _spans(regex, text, index=True) == _spans(regex, text, index=False)
 

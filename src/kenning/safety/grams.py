@@ -89,7 +89,17 @@ class Query:
 class Grams:
     """The hashed grams of one folded text (see the module docstring)."""
 
-    __slots__ = ("_bounded", "_found", "_mark", "_slots", "_table", "_text", "length", "newlines")
+    __slots__ = (
+        "_bounded",
+        "_exact",
+        "_found",
+        "_mark",
+        "_slots",
+        "_table",
+        "_text",
+        "length",
+        "newlines",
+    )
 
     def __init__(self, folded: str, text: str) -> None:
         """``folded`` is :func:`.prefilter.fold` of ``text``, as long (its grams are read),
@@ -114,6 +124,7 @@ class Grams:
         # replaced by a slot no query has (the last one of the scratch table).
         self._bounded: dict[tuple[int, bool, bool], npt.NDArray[np.intp]] = {}
         self._found: dict[int, tuple[Query, list[int]]] = {}  # what :meth:`starts` answered
+        self._exact: dict[str, Positions] = {}  # what :meth:`exact` answered
         self.newlines: Positions = np.flatnonzero(codes == 10)  # where each "\n" is
 
     def holds(self, query: Query) -> npt.NDArray[np.bool_]:
@@ -140,6 +151,16 @@ class Grams:
         if len(query._first) > 1:
             found = sorted(set(found))
         self._found[id(query)] = (query, found)
+        return found
+
+    def exact(self, chars: str) -> Positions:
+        """The positions, ascending, of the characters of ``chars`` in the text (exactly:
+        read in the text itself, not its grams)."""
+        found = self._exact.get(chars)
+        if found is None:
+            codes = _codes(self._text)
+            found = np.flatnonzero(np.isin(codes, _codes(chars)))
+            self._exact[chars] = found
         return found
 
     def _slots_for(self, key: tuple[int, bool, bool]) -> npt.NDArray[np.intp]:

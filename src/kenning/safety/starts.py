@@ -31,6 +31,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import numpy as np
+
 from kenning.safety import grams
 from kenning.safety.prefilter import fold
 
@@ -81,6 +83,11 @@ class Starts:
     # to (a case-sensitive "指令|指示"): its own search is faster than finding candidates.
     searched: bool = False
     after: grams.Query | None = None  # with ``strings`` or ``lines``: after these characters
+    # The regex opens with zero-width nodes and a repeat of one character at a time that
+    # cannot consume any of ``gap[0]``, then a part that begins with a string of ``gap[1]``:
+    # a match at ``p`` has that part start between ``p`` and the first of the characters from
+    # ``p`` on (a clause's "(?:^|(?<=[.;\n]))[^.;\n]*?\b(?:save|store)\b").
+    gap: tuple[str, grams.Query] | None = None
 
     @property
     def positions(self) -> bool:
@@ -385,6 +392,10 @@ class _Reader:
             if begin is not None and not _empty(begin[0]):
                 needs.append(begin[0])
                 break
+            joined = self._within_joined((op, av), seq[i + 1 :], flags)
+            if joined is not None:  # each branch read on with what follows it
+                needs.append(joined)
+                break
             needs.append(self._within_node((op, av), flags))
             if not free:
                 break
@@ -393,6 +404,110 @@ class _Reader:
         if not kept:
             return None
         return kept[0] if len(kept) == 1 else ("all", kept)
+
+    def gap(self, seq: Sequence[_Node], flags: int) -> tuple[frozenset[str], _Strings] | None:
+        """For ``seq`` made of zero-width nodes, a repeat of one character at a time and a part
+        whose start strings are known: the characters the repeat cannot consume (some of
+        them: fewer only keeps more candidates), and those strings; else None."""
+        i = 0
+        while i < len(seq) and self._zero_width(seq[i]):
+            i += 1
+        if i == len(seq) or seq[i][0] not in self.repeats:
+            return None
+        stops = self._stops(seq[i][1][2], flags)
+        if not stops:
+            return None
+        begin = self.start(list(seq[i + 1 :]), flags, lines=False)
+        if begin is None or _empty(begin[0]):
+            return None
+        return stops, begin[0]
+
+    def _zero_width(self, node: _Node) -> bool:
+        """True if ``node`` consumes nothing ("^", a lookaround, "(?:^|(?<=[.;]))")."""
+        c = self.c
+        op, av = node
+        if op in self.zero_width:
+            return True
+        if op is c.BRANCH:
+            return all(all(map(self._zero_width, alt)) for alt in av[1])
+        if op is c.SUBPATTERN:
+            return all(map(self._zero_width, av[3]))
+        return False
+
+    def _stops(self, seq: Sequence[_Node], flags: int) -> frozenset[str] | None:
+        """Characters without case that one match of ``seq``, which consumes exactly one
+        character, never consumes; None if it may consume more or fewer, or none is known."""
+        found = self._consumes(seq, flags)
+        if found is None or found[0]:  # only some characters: the others are not listed
+            return None
+        return _caseless(found[1])
+
+    def _consumes(self, seq: Sequence[_Node], flags: int) -> tuple[bool, frozenset[str]] | None:
+        """What one character ``seq`` consumes is: (True, chars) one of ``chars`` (or one of
+        their case variants), or (False, chars) not one of ``chars`` (and maybe more
+        excluded); None if ``seq`` does not consume exactly one character."""
+        c = self.c
+        consuming = [node for node in seq if not self._zero_width(node)]
+        if len(consuming) != 1:  # a lookaround beside it only narrows what it consumes
+            return None
+        op, av = consuming[0]
+        if op is c.SUBPATTERN:
+            return self._consumes(av[3], (flags | av[1]) & ~av[2])
+        if op is c.BRANCH:
+            parts = [self._consumes(alt, flags) for alt in av[1]]
+            if any(p is None for p in parts):
+                return None
+            only = frozenset().union(*(p[1] for p in parts if p is not None and p[0]))
+            excluded = [p[1] for p in parts if p is not None and not p[0]]
+            if not excluded:
+                return True, only
+            return False, frozenset.intersection(*excluded) - only
+        if op is c.LITERAL:
+            return True, frozenset({chr(av)})
+        if op is c.NOT_LITERAL:
+            return False, frozenset({chr(av)})
+        if op is c.ANY:
+            return False, frozenset() if flags & re.DOTALL else frozenset("\n")
+        if op is not c.IN:
+            return None
+        negated = bool(av) and av[0][0] is c.NEGATE
+        items = av[1:] if negated else av
+        chars = self._class_chars(items)
+        if negated:  # its literals and small ranges are excluded (its categories too)
+            return False, chars
+        if all(op is c.LITERAL or (op is c.RANGE and av[1] - av[0] < 64) for op, av in items):
+            return True, chars  # only those (and their case variants)
+        return False, frozenset()  # a category or a range: maybe any character
+
+    def _class_chars(self, items: Sequence[_Node]) -> frozenset[str]:
+        """The characters of a class's literals and small ranges."""
+        c = self.c
+        chars: set[str] = set()
+        for op, av in items:
+            if op is c.LITERAL:
+                chars.add(chr(av))
+            elif op is c.RANGE and av[1] - av[0] < 64:
+                chars.update(chr(k) for k in range(av[0], av[1] + 1))
+        return frozenset(chars)
+
+    def _within_joined(self, node: _Node, rest: Sequence[_Node], flags: int) -> _Need:
+        """What the line holds from where a match of an alternation (or a group without flags
+        of its own) followed by ``rest`` begins: each branch with what follows it, as
+        :meth:`start` reads them. "(?:IBAN|UPI)[^\\n]*?(?:new|changed)": a branch that says
+        nothing of itself still holds what follows it on the line."""
+        c = self.c
+        op, av = node
+        if op is c.BRANCH:
+            branches = av[1]
+        elif op is c.SUBPATTERN and not (av[1] or av[2]):
+            branches = [av[3]]
+        else:
+            return None
+        parts = [self.within_line([*alt, *rest], flags) for alt in branches]
+        if None in parts:
+            return None
+        unique = tuple(dict.fromkeys(parts))
+        return unique[0] if len(unique) == 1 else ("any", unique)
 
     def _within_node(self, node: _Node, flags: int) -> _Need:
         """What the line holds from where a match of a group or a repeat begins."""
@@ -408,6 +523,11 @@ class _Reader:
         if op in self.repeats and av[0] >= 1:
             return self.within_line(av[2], flags)
         return None
+
+
+def _caseless(chars: Iterable[str]) -> frozenset[str]:
+    """The characters of ``chars`` that no case-insensitive match reads as another one."""
+    return frozenset(ch for ch in chars if ch == ch.lower() == ch.upper() == fold(ch))
 
 
 @functools.cache
@@ -452,7 +572,9 @@ def _starts(source: str, flags: int) -> Starts:
         lines = tuple(_line_need(need) for need in begin[1])
         after = grams.Query(sorted(begin[2])) if begin[2] else None
     within = _line_need(reader.within_line(seq, flags))
-    return Starts(strings, lines, reader.line_bound(seq, flags), within, after=after)
+    found = reader.gap(seq, flags)
+    gap = None if found is None else ("".join(sorted(found[0])), _query(found[1]))
+    return Starts(strings, lines, reader.line_bound(seq, flags), within, after=after, gap=gap)
 
 
 def starts(regex: re.Pattern[str]) -> Starts:
@@ -481,14 +603,31 @@ def candidates(where: Starts, index: grams.Grams) -> list[int]:
         behind = [p + 1 for p in index.starts(where.after) if p < last]
         found = sorted({*found, *behind}) if found else behind
     if not where.lines:
-        return found
+        return _gapped(where, index, found)
     if None in where.lines:
         lines: Iterable[int] = range(len(index.newlines) + 1)
     else:
         lines = set().union(*(_lines(need, index) for need in where.lines if need is not None))
     ends = index.newlines.tolist()
     at = [0 if line == 0 else ends[line - 1] + 1 for line in lines]
-    return sorted({*found, *at}) if found else sorted(at)
+    return _gapped(where, index, sorted({*found, *at}) if found else sorted(at))
+
+
+def _gapped(where: Starts, index: grams.Grams, at: list[int]) -> list[int]:
+    """The positions of ``at`` from which the part after the regex's opening repeat can
+    begin before the repeat meets a character it cannot consume (``where.gap``)."""
+    if where.gap is None or not at:
+        return at
+    stops, rest = where.gap
+    begins = np.asarray(index.starts(rest), dtype=np.intp)
+    if not len(begins):
+        return []
+    start = np.asarray(at, dtype=np.intp)
+    ends = index.exact(stops)  # the first stop from each position, or the end of the text
+    stop = np.append(ends, index.length)[np.searchsorted(ends, start)]
+    first = begins[np.minimum(np.searchsorted(begins, start), len(begins) - 1)]
+    kept: list[int] = start[(first >= start) & (first <= stop)].tolist()
+    return kept
 
 
 def matches(
