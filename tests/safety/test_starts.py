@@ -61,6 +61,26 @@ def test_every_regex_of_the_table_matches_as_finditer_does(texts: list[str]) -> 
     assert differ == []
 
 
+def _first(regex: re.Pattern[str], text: str, pos: int) -> tuple[int, int] | None:
+    table = grams.Grams(fold(text), text)
+    found = next(starts.matches(regex, text, starts.starts(regex), table, pos), None)
+    return None if found is None else found.span()
+
+
+def test_a_search_taken_up_after_a_skipped_match_finds_what_search_does(
+    texts: list[str],
+) -> None:
+    # The screen goes on from the character after a match it skipped (a mention).
+    differ = []
+    for regex in _regexes():
+        for text in texts[::8]:
+            for pos in {m.start() + 1 for m in regex.finditer(text)} | {len(text) // 2}:
+                expected = regex.search(text, pos)
+                if _first(regex, text, pos) != (None if expected is None else expected.span()):
+                    differ.append((regex.pattern[:60], text[:40], pos))
+    assert differ == []
+
+
 def test_most_rows_know_where_their_matches_begin() -> None:
     """Or ``re`` finds it on its own (a case-sensitive regex that begins with a literal)."""
     where = [starts.starts(regex) for regex in _regexes()]
@@ -110,6 +130,24 @@ def test_a_branch_that_says_nothing_of_its_start_is_read_with_what_follows_it() 
     ]
 
 
+def test_a_regex_that_crosses_lines_is_searched_on_the_lines_where_it_can_begin() -> None:
+    # No string says where "[a-z]+ " begins, but the line a match begins on holds " ign" or
+    # " dis" after it; the match may go on across the line break ("\\s+").
+    regex = re.compile(r"[a-z]+ (?:ign|dis)\s+(?:all\s+)?p?", re.IGNORECASE)
+    where = starts.starts(regex)
+    assert where.ahead is not None and not where.positions and not where.line_bound
+    text = "\n".join(
+        ["nothing here", "so ign\npast the break", "a dis b dis\nall p", "", "end ign"] * 3
+    )
+    table = grams.Grams(fold(text), text)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+    for pos in range(len(text) + 1):
+        expected = regex.search(text, pos)
+        assert _first(regex, text, pos) == (None if expected is None else expected.span())
+
+
 def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
     # "(?:^|(?<=[.;\n]))": a line start, or right after a character of the lookbehind's class.
     regex = re.compile(r"(?:^|(?<=[.!?;\n]))(?!\s*not\b)[^.!?;\n]*?\bignore\b", re.MULTILINE)
@@ -142,6 +180,9 @@ def test_small_alphabet_texts_match_as_finditer_does(text: str) -> None:
         ),
     ):
         assert _spans(regex, text, index=True) == _spans(regex, text, index=False)
+        for pos in range(0, len(text) + 1, 3):
+            expected = regex.search(text, pos)
+            assert _first(regex, text, pos) == (None if expected is None else expected.span())
 
 
 def test_a_view_that_repeats_another_is_read_once() -> None:

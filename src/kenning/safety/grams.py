@@ -18,7 +18,7 @@ the positions) therefore finds exactly what it would have found without it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
@@ -98,6 +98,7 @@ class Grams:
         "_table",
         "_text",
         "length",
+        "memo",
         "newlines",
     )
 
@@ -125,6 +126,9 @@ class Grams:
         self._bounded: dict[tuple[int, bool, bool], npt.NDArray[np.intp]] = {}
         self._found: dict[int, tuple[Query, list[int]]] = {}  # what :meth:`starts` answered
         self._exact: dict[str, Positions] = {}  # what :meth:`exact` answered
+        # What callers derive from the table, by the id of what they asked (and it, so a
+        # reused id is not mistaken for it): :mod:`.starts` keeps the lines of a need here.
+        self.memo: dict[int, tuple[object, Any]] = {}
         self.newlines: Positions = np.flatnonzero(codes == 10)  # where each "\n" is
 
     def holds(self, query: Query) -> npt.NDArray[np.bool_]:

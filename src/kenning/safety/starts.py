@@ -24,6 +24,7 @@ two over the whole corpus.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import importlib
 import re
@@ -33,7 +34,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from kenning.safety import grams
+from kenning.safety import compiled, grams
 from kenning.safety.prefilter import fold
 
 __all__ = ["LineAll", "LineAny", "Starts", "candidates", "matches", "starts"]
@@ -88,6 +89,10 @@ class Starts:
     # a match at ``p`` has that part start between ``p`` and the first of the characters from
     # ``p`` on (a clause's "(?:^|(?<=[.;\n]))[^.;\n]*?\b(?:save|store)\b").
     gap: tuple[str, grams.Query] | None = None
+    # With ``within_line`` but not ``line_bound``: the regex behind a lazy run of a line,
+    # "[^\n]*?(?=(?:regex))", whose match ends where the first match from a position on its
+    # line begins (see :func:`_on_lines`).
+    ahead: re.Pattern[str] | None = None
 
     @property
     def positions(self) -> bool:
@@ -174,6 +179,8 @@ class _Reader:
                 chars.update(fold(chr(k)) for k in range(av[0], av[1] + 1))
             elif op is c.CATEGORY and av is c.CATEGORY_DIGIT and flags & re.ASCII:
                 chars.update("0123456789")
+            elif op is c.CATEGORY and av is c.CATEGORY_SPACE and flags & re.ASCII:
+                chars.update(" \t\n\r\f\v")  # "install\s" begins "ins", "i\s" "i "
             else:  # a negation, a category (\w, \s), a wide range
                 return None
         if len(chars) > MAX_CLASS:
@@ -574,7 +581,19 @@ def _starts(source: str, flags: int) -> Starts:
     within = _line_need(reader.within_line(seq, flags))
     found = reader.gap(seq, flags)
     gap = None if found is None else ("".join(sorted(found[0])), _query(found[1]))
-    return Starts(strings, lines, reader.line_bound(seq, flags), within, after=after, gap=gap)
+    bound = reader.line_bound(seq, flags)
+    ahead = None if bound or within is None else _ahead(source, flags)
+    return Starts(strings, lines, bound, within, after=after, gap=gap, ahead=ahead)
+
+
+def _ahead(source: str, flags: int) -> re.Pattern[str] | None:
+    """``source`` behind a lazy run of a line, or None if it cannot be wrapped (a global flag
+    in it must open the pattern)."""
+    end = "\n)" if flags & re.VERBOSE else ")"  # the line break ends a trailing comment
+    try:
+        return compiled.regex(f"[^\\n]*?(?=(?:{source}{end})", flags)
+    except re.error:
+        return None
 
 
 def starts(regex: re.Pattern[str]) -> Starts:
@@ -585,14 +604,21 @@ def starts(regex: re.Pattern[str]) -> Starts:
 # ---- trying a regex only where it can match -------------------------------------------------
 
 
-def _lines(need: LineNeed, index: grams.Grams) -> set[int]:
-    """The lines (numbered from 0) that can hold ``need``."""
+def _lines(need: LineNeed, index: grams.Grams) -> frozenset[int]:
+    """The lines (numbered from 0) that can hold ``need`` (kept with the index: the rows of a
+    table share their parts, and a rule's search is taken up again after a mention)."""
+    known = index.memo.get(id(need))
+    if known is not None and known[0] is need:
+        lines: frozenset[int] = known[1]
+        return lines
     if isinstance(need, grams.Query):
-        return set(grams.line_of(index.newlines, index.starts(need)).tolist())
-    found = [_lines(part, index) for part in need.parts]
-    if isinstance(need, LineAll):
-        return set.intersection(*found)
-    return set.union(*found)
+        lines = frozenset(grams.line_of(index.newlines, index.starts(need)).tolist())
+    else:
+        found = [_lines(part, index) for part in need.parts]
+        every = isinstance(need, LineAll)
+        lines = frozenset.intersection(*found) if every else frozenset.union(*found)
+    index.memo[id(need)] = (need, lines)
+    return lines
 
 
 def candidates(where: Starts, index: grams.Grams) -> list[int]:
@@ -631,35 +657,77 @@ def _gapped(where: Starts, index: grams.Grams, at: list[int]) -> list[int]:
 
 
 def matches(
-    regex: re.Pattern[str], text: str, where: Starts, index: grams.Grams | None
+    regex: re.Pattern[str],
+    text: str,
+    where: Starts,
+    index: grams.Grams | None,
+    pos: int = 0,
 ) -> Iterator[re.Match[str]]:
-    """What ``regex.finditer(text)`` yields, in order, trying ``regex`` only where ``where``
-    says a match can begin in the text ``index`` was made of (everywhere when it is None)."""
+    """What ``regex.finditer(text, pos)`` yields, in order, trying ``regex`` only where
+    ``where`` says a match can begin in the text ``index`` was made of (everywhere when it is
+    None). Its first is ``regex.search(text, pos)``."""
     if index is None:
-        yield from regex.finditer(text)
+        yield from regex.finditer(text, pos)
         return
     if where.positions:
         at = candidates(where, index)
+        if pos:
+            at = at[bisect.bisect_left(at, pos) :]
         if len(at) <= MAX_CANDIDATES:
             yield from _at(regex, text, at)
             return
-        if not (where.line_bound and where.within_line is not None):
+        if where.within_line is None or not (where.line_bound or where.ahead is not None):
             yield from regex.finditer(text, at[0])  # no match begins before the first
             return
     if where.within_line is None:
-        yield from regex.finditer(text)
+        yield from regex.finditer(text, pos)
         return
     lines = sorted(_lines(where.within_line, index))
+    if pos:  # the lines that end before it hold nothing from it on
+        lines = lines[bisect.bisect_left(lines, int(grams.line_of(index.newlines, [pos])[0])) :]
+    if not where.line_bound and where.ahead is not None:
+        yield from _on_lines(regex, where.ahead, text, lines, index, pos)
+        return
     if not where.line_bound:
         if lines:  # no match begins on an earlier line: finditer from here finds the same
             first = 0 if lines[0] == 0 else int(index.newlines[lines[0] - 1]) + 1
-            yield from regex.finditer(text, first)
+            yield from regex.finditer(text, max(first, pos))
         return
     ends = index.newlines.tolist()
     for line in lines:
         start = 0 if line == 0 else ends[line - 1] + 1
         end = ends[line] if line < len(ends) else len(text)
-        yield from regex.finditer(text, start, end)
+        yield from regex.finditer(text, max(start, pos), end)
+
+
+def _on_lines(
+    regex: re.Pattern[str],
+    ahead: re.Pattern[str],
+    text: str,
+    lines: Sequence[int],
+    index: grams.Grams,
+    pos: int,
+) -> Iterator[re.Match[str]]:
+    """What ``regex.finditer(text, pos)`` yields when every match begins on one of ``lines``: each
+    line is read by ``ahead`` (:attr:`Starts.ahead`), which finds in one call where the first
+    match from a position on the line begins (a match may go on past the line)."""
+    ends = index.newlines.tolist()
+    done = pos  # where the last match ended: finditer looks on from there
+    for line in lines:
+        at = max(done, 0 if line == 0 else ends[line - 1] + 1)
+        last = ends[line] if line < len(ends) else len(text)  # the line's own "\n" included
+        while at <= last:
+            lead = ahead.match(text, at)
+            if lead is None:
+                break
+            found = regex.match(text, lead.end())
+            if found is None or found.end() == found.start():
+                # (None cannot be: the same regex matched there.) An empty match: finditer's
+                # own rules from here.
+                yield from regex.finditer(text, lead.end())
+                return
+            yield found
+            done = at = found.end()
 
 
 def _at(regex: re.Pattern[str], text: str, at: Sequence[int]) -> Iterator[re.Match[str]]:
