@@ -622,7 +622,18 @@ def _lines(need: LineNeed, index: grams.Grams) -> frozenset[int]:
 
 
 def candidates(where: Starts, index: grams.Grams) -> list[int]:
-    """The positions, ascending, at which a match can begin (``where.positions`` is True)."""
+    """The positions, ascending, at which a match can begin (``where.positions`` is True);
+    kept with the index, for a search taken up again after a skipped match."""
+    known = index.memo.get(id(where))
+    if known is not None and known[0] is where:
+        kept: list[int] = known[1]
+        return kept
+    found = _candidates(where, index)
+    index.memo[id(where)] = (where, found)
+    return found
+
+
+def _candidates(where: Starts, index: grams.Grams) -> list[int]:
     found = index.starts(where.strings) if where.strings is not None else []
     if where.after is not None:  # right after a character of the lookbehind's class
         last = index.length
