@@ -57,7 +57,7 @@ class Query:
     ``bounds``, for :meth:`Grams.starts`: per string, whether the character before it and the
     one after it must not be ASCII word characters (a ``\\b`` next to a word character)."""
 
-    __slots__ = ("_first", "_offsets", "_slots", "strings")
+    __slots__ = ("_ends", "_first", "_offsets", "_sizes", "_slots", "strings")
 
     def __init__(
         self, strings: Iterable[str], bounds: Iterable[tuple[bool, bool]] | None = None
@@ -76,6 +76,8 @@ class Query:
                 slots.extend(slot(s[k : k + WIDTH]) for k in range(len(s) - WIDTH + 1))
         self._slots = np.array(slots, dtype=np.intp)
         self._offsets = np.array(offsets, dtype=np.intp)
+        self._ends = np.append(self._offsets[1:], len(slots)).astype(np.intp)
+        self._sizes = self._ends - self._offsets
         # What a start position is looked up by: the first gram, by its length and bounds (a
         # bound after counts only for a string no longer than a gram: after the gram).
         first: dict[tuple[int, bool, bool], set[int]] = {}
@@ -135,7 +137,13 @@ class Grams:
         """For each string of ``query``, False if the text cannot hold it."""
         if not query.strings:
             return np.zeros(0, dtype=np.bool_)
-        return np.logical_and.reduceat(self._table[query._slots], query._offsets)
+        # Each string's slots set, counted from one running sum (reduceat cost twice as much).
+        running = np.zeros(len(query._slots) + 1, dtype=np.intp)
+        np.cumsum(self._table[query._slots], out=running[1:])
+        held: npt.NDArray[np.bool_] = (running[query._ends] - running[query._offsets]) == (
+            query._sizes
+        )
+        return held
 
     def starts(self, query: Query) -> list[int]:
         """The positions, ascending, where a string of ``query`` can start (a superset)."""

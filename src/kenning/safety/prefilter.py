@@ -74,7 +74,8 @@ def _fold_tables() -> tuple[dict[int, str], dict[int, str]]:
 
 _BEFORE, _AFTER = _fold_tables()
 # str.translate looks every character up in the table, a hundred times the cost of lower():
-# the tables are applied only to texts that hold one of their characters (most hold none).
+# the tables are applied only to texts that hold one of their characters (most hold none),
+# and _AFTER's only to those characters, by the regex that finds them.
 _BEFORE_CHARS: Final = compiled.regex("[" + "".join(map(chr, _BEFORE)) + "]")
 # (sorted: the same source in every process, so its code is found in the cache, .compiled)
 _AFTER_CHARS: Final = compiled.regex("[" + re.escape("".join(sorted(map(chr, _AFTER)))) + "]")
@@ -87,7 +88,11 @@ def fold(text: str) -> str:
     if _BEFORE_CHARS.search(text) is not None:
         text = text.translate(_BEFORE)
     lowered = text.lower()
-    return lowered.translate(_AFTER) if _AFTER_CHARS.search(lowered) is not None else lowered
+    return _AFTER_CHARS.sub(_after, lowered)
+
+
+def _after(found: re.Match[str]) -> str:
+    return _AFTER[ord(found.group())]
 
 
 # ---- deriving a requirement from a regex's syntax tree ----------------------------------------
@@ -310,9 +315,8 @@ class _Program:
     A requirement read part by part costs a Python call per part; the table's hold ten
     thousand, and a 2 KB entry is read in several views. Here each distinct part is a node:
     a set of literals (it holds when the text holds one of them) or an ``All``/``AnyOf`` of
-    nodes below it. The sets are answered at once (how many of their literals the text holds,
-    from one running count: ``reduceat`` took a third of a millisecond per view), then the
-    nodes height by height, each height's ``All`` and ``AnyOf`` in one such count. The
+    nodes below it. The sets are answered at once (``logical_or.reduceat`` over their literals),
+    then the nodes height by height, each height's ``All`` and ``AnyOf`` in one call. The
     hints are left out: a requirement that holds holds its hint, so they only ever cut the
     work short, never change an answer. Node 0 is None (always holds)."""
 
@@ -329,9 +333,8 @@ class _Program:
         lits = [sorted(found) for _, found in self._leaves]
         self._leaf_nodes = np.array([n for n, _ in self._leaves], dtype=np.intp)
         self._leaf_lits = np.array([k for found in lits for k in found], dtype=np.intp)
-        self._leaf_runs = _runs(lits)
-        # By height, then All before AnyOf: (nodes, the nodes below them, where each's run of
-        # them starts and ends, and how many they are).
+        self._leaf_offsets = _offsets(lits)
+        # By height, then All before AnyOf: (nodes, the nodes below them, where each starts).
         levels: dict[tuple[int, bool], list[tuple[int, list[int]]]] = {}
         for node, every, below in self._inner:
             levels.setdefault((self._height[node], not every), []).append((node, below))
@@ -340,7 +343,7 @@ class _Program:
                 key[1],
                 np.array([n for n, _ in group], dtype=np.intp),
                 np.array([b for _, below in group for b in below], dtype=np.intp),
-                *_runs([below for _, below in group]),
+                _offsets([below for _, below in group]),
             )
             for key, group in sorted(levels.items())
         ]
@@ -380,32 +383,18 @@ class _Program:
         """Whether each node holds in a text holding the literals ``present``."""
         holds = np.ones(self.size, dtype=np.bool_)
         if len(self._leaf_nodes):
-            holds[self._leaf_nodes] = _held(present[self._leaf_lits], *self._leaf_runs[:2]) > 0
-        for anyof, nodes, below, starts, ends, sizes in self._levels:
-            held = _held(holds[below], starts, ends)
-            holds[nodes] = held > 0 if anyof else held == sizes
+            held = present[self._leaf_lits]
+            holds[self._leaf_nodes] = np.logical_or.reduceat(held, self._leaf_offsets)
+        for anyof, nodes, below, offsets in self._levels:
+            reduce = np.logical_or if anyof else np.logical_and
+            holds[nodes] = reduce.reduceat(holds[below], offsets)
         return holds
 
 
-_Runs = tuple[npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]
-
-
-def _runs(groups: Sequence[Sequence[int]]) -> _Runs:
-    """Where each group starts and ends in their concatenation, and its size (none is
-    empty)."""
+def _offsets(groups: Sequence[Sequence[int]]) -> npt.NDArray[np.intp]:
+    """Where each group starts in their concatenation (for ``reduceat``; none is empty)."""
     sizes = np.array([len(g) for g in groups], dtype=np.intp)
-    ends = np.cumsum(sizes).astype(np.intp)
-    return ends - sizes, ends, sizes
-
-
-def _held(
-    values: npt.NDArray[np.bool_], starts: npt.NDArray[np.intp], ends: npt.NDArray[np.intp]
-) -> npt.NDArray[np.intp]:
-    """How many of each run ``values[starts[k]:ends[k]]`` are True."""
-    running = np.zeros(len(values) + 1, dtype=np.intp)
-    np.cumsum(values, out=running[1:])
-    counted: npt.NDArray[np.intp] = running[ends] - running[starts]
-    return counted
+    return np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.intp) if len(sizes) else sizes
 
 
 _Tries = tuple[re.Pattern[str] | None, re.Pattern[str] | None]
