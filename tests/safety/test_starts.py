@@ -148,6 +148,20 @@ def test_a_regex_that_crosses_lines_is_searched_on_the_lines_where_it_can_begin(
         assert _first(regex, text, pos) == (None if expected is None else expected.span())
 
 
+def test_the_strings_of_an_alternation_are_one_lookup_for_its_lines() -> None:
+    # No string says where "\d+" begins (any script's digits), so each branch says what the
+    # line holds ("pas", "pin", "-di"): one query of all their strings, not one per branch.
+    regex = re.compile(r"\b(?:passwords?|pin|\d+-digit)\s+(?:is|was)\b", re.IGNORECASE)
+    where = starts.starts(regex)
+    assert not where.positions and isinstance(where.within_line, grams.Query)
+    assert sorted(where.within_line.strings) == ["-di", "pas", "pin"]
+    text = "the pin\nis 1234\nmy 6-digit was old\nthe password is x\nno"
+    table = grams.Grams(fold(text), text)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+
+
 def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
     # "(?:^|(?<=[.;\n]))": a line start, or right after a character of the lookbehind's class.
     regex = re.compile(r"(?:^|(?<=[.!?;\n]))(?!\s*not\b)[^.!?;\n]*?\bignore\b", re.MULTILINE)

@@ -115,12 +115,30 @@ def _line_need(need: Need) -> LineNeed | None:
     if isinstance(need, frozenset):
         return _query(need)
     kind, parts = need
+    if kind == "any":  # one query for all the strings of its parts: one lookup, same lines
+        parts = _any_parts(parts)
+        if None in parts:
+            return None
+        strings = [p for p in parts if isinstance(p, frozenset)]
+        if len(strings) > 1:
+            parts = (frozenset().union(*strings), *(p for p in parts if p not in strings))
     made = tuple(p for p in map(_line_need, parts) if p is not None)
     if not made or (kind == "any" and len(made) < len(parts)):
         return None
     if len(made) == 1:
         return made[0]
     return LineAll(made) if kind == "all" else LineAny(made)
+
+
+def _any_parts(parts: tuple[Need, ...]) -> tuple[Need, ...]:
+    """The parts of an "any" need, those of an "any" among them taken in."""
+    found: list[Need] = []
+    for part in parts:
+        if isinstance(part, tuple) and part[0] == "any":
+            found.extend(_any_parts(part[1]))
+        else:
+            found.append(part)
+    return tuple(dict.fromkeys(found))
 
 
 @functools.cache
