@@ -105,6 +105,15 @@ def test_a_word_boundary_keeps_a_short_word_out_of_longer_ones() -> None:
     assert at == [text.index("nc -e")]
 
 
+def test_an_ascii_space_after_a_short_word_narrows_where_it_begins() -> None:
+    # Under re.ASCII "\s" is six characters: "\bi\s" begins with "i " or "i\t", not with
+    # every word that begins with an "i".
+    regex = ascii_regex(r"\b(?:install|i)\s+\S+")
+    text = "it is in the index; i do it, then install it"
+    at = starts.candidates(starts.starts(regex), grams.Grams(fold(text), text))
+    assert [text[p : p + 3] for p in at] == ["i d", "ins"]
+
+
 def test_a_line_anchored_regex_is_tried_on_the_lines_that_hold_its_parts() -> None:
     regex = ascii_regex(r"^(?=[^\n]*?\bcurl\b)[^\n]*?\$SECRET[^\n]*")
     where = starts.starts(regex)
