@@ -61,6 +61,26 @@ def test_every_regex_of_the_table_matches_as_finditer_does(texts: list[str]) -> 
     assert differ == []
 
 
+def _first(regex: re.Pattern[str], text: str, pos: int) -> tuple[int, int] | None:
+    table = grams.Grams(fold(text), text)
+    found = next(starts.matches(regex, text, starts.starts(regex), table, pos), None)
+    return None if found is None else found.span()
+
+
+def test_a_search_taken_up_after_a_skipped_match_finds_what_search_does(
+    texts: list[str],
+) -> None:
+    # The screen goes on from the character after a match it skipped (a mention).
+    differ = []
+    for regex in _regexes():
+        for text in texts[::8]:
+            for pos in {m.start() + 1 for m in regex.finditer(text)} | {len(text) // 2}:
+                expected = regex.search(text, pos)
+                if _first(regex, text, pos) != (None if expected is None else expected.span()):
+                    differ.append((regex.pattern[:60], text[:40], pos))
+    assert differ == []
+
+
 def test_most_rows_know_where_their_matches_begin() -> None:
     """Or ``re`` finds it on its own (a case-sensitive regex that begins with a literal)."""
     where = [starts.starts(regex) for regex in _regexes()]
@@ -85,6 +105,15 @@ def test_a_word_boundary_keeps_a_short_word_out_of_longer_ones() -> None:
     assert at == [text.index("nc -e")]
 
 
+def test_an_ascii_space_after_a_short_word_narrows_where_it_begins() -> None:
+    # Under re.ASCII "\s" is six characters: "\bi\s" begins with "i " or "i\t", not with
+    # every word that begins with an "i".
+    regex = ascii_regex(r"\b(?:install|i)\s+\S+")
+    text = "it is in the index; i do it, then install it"
+    at = starts.candidates(starts.starts(regex), grams.Grams(fold(text), text))
+    assert [text[p : p + 3] for p in at] == ["i d", "ins"]
+
+
 def test_a_line_anchored_regex_is_tried_on_the_lines_that_hold_its_parts() -> None:
     regex = ascii_regex(r"^(?=[^\n]*?\bcurl\b)[^\n]*?\$SECRET[^\n]*")
     where = starts.starts(regex)
@@ -94,6 +123,54 @@ def test_a_line_anchored_regex_is_tried_on_the_lines_that_hold_its_parts() -> No
     assert len(at) == 20 and all(text[p:].startswith("curl -d") for p in at)
 
 
+def test_a_branch_that_says_nothing_of_its_start_is_read_with_what_follows_it() -> None:
+    # An IBAN begins with no known string, and "acct\s+" may reach the next line; but on the
+    # line where a match begins, an IBAN is followed by "new": only the lines holding "new"
+    # (or "acct") are tried.
+    regex = ascii_regex(r"^[^\n]*?(?:(?-i:[A-Z]{2}\d{2})|acct\s+\d{6})[^\n]{0,20}?\bnew\b")
+    where = starts.starts(regex)
+    lines = ["pay GB12 3456 as before", "the new IBAN is DE44 5001", "DE44 5001 is new"]
+    text = "\n".join(lines * 10)
+    table = grams.Grams(fold(text), text)
+    at = starts.candidates(where, table)
+    assert len(at) == 20 and all(text[p:].startswith(("the new", "DE44 5001 is")) for p in at)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+
+
+def test_a_regex_that_crosses_lines_is_searched_on_the_lines_where_it_can_begin() -> None:
+    # No string says where "[a-z]+ " begins, but the line a match begins on holds " ign" or
+    # " dis" after it; the match may go on across the line break ("\\s+").
+    regex = re.compile(r"[a-z]+ (?:ign|dis)\s+(?:all\s+)?p?", re.IGNORECASE)
+    where = starts.starts(regex)
+    assert where.ahead is not None and not where.positions and not where.line_bound
+    text = "\n".join(
+        ["nothing here", "so ign\npast the break", "a dis b dis\nall p", "", "end ign"] * 3
+    )
+    table = grams.Grams(fold(text), text)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+    for pos in range(len(text) + 1):
+        expected = regex.search(text, pos)
+        assert _first(regex, text, pos) == (None if expected is None else expected.span())
+
+
+def test_the_strings_of_an_alternation_are_one_lookup_for_its_lines() -> None:
+    # No string says where "\d+" begins (any script's digits), so each branch says what the
+    # line holds ("pas", "pin", "-di"): one query of all their strings, not one per branch.
+    regex = re.compile(r"\b(?:passwords?|pin|\d+-digit)\s+(?:is|was)\b", re.IGNORECASE)
+    where = starts.starts(regex)
+    assert not where.positions and isinstance(where.within_line, grams.Query)
+    assert sorted(where.within_line.strings) == ["-di", "pas", "pin"]
+    text = "the pin\nis 1234\nmy 6-digit was old\nthe password is x\nno"
+    table = grams.Grams(fold(text), text)
+    assert [m.span() for m in starts.matches(regex, text, where, table)] == [
+        m.span() for m in regex.finditer(text)
+    ]
+
+
 def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
     # "(?:^|(?<=[.;\n]))": a line start, or right after a character of the lookbehind's class.
     regex = re.compile(r"(?:^|(?<=[.!?;\n]))(?!\s*not\b)[^.!?;\n]*?\bignore\b", re.MULTILINE)
@@ -101,7 +178,9 @@ def test_a_clause_regex_is_tried_at_line_starts_and_after_its_stops() -> None:
     assert where.positions
     text = "First. Second; third\nfourth! do ignore it. not ignore"
     at = starts.candidates(where, grams.Grams(fold(text), text))
-    assert [text[p - 1] for p in at] == [".", ";", "\n", "!", "."]  # line 0 lacks "ignore"
+    # Line 0 lacks "ignore"; of the clauses of line 1, only those that hold it before their
+    # stop: "[^.!?;\n]*?" cannot reach an "ignore" past a ".", "!", "?", ";" or line break.
+    assert [text[p - 1] for p in at] == ["!", "."]
     table = grams.Grams(fold(text), text)
     assert [m.span() for m in starts.matches(regex, text, where, table)] == [
         m.span() for m in regex.finditer(text)
@@ -118,8 +197,15 @@ def test_small_alphabet_texts_match_as_finditer_does(text: str) -> None:
         re.compile(r"(?:^|\n)[ \t]*(?:ignore|dis)[:.]", re.IGNORECASE | re.MULTILINE),
         re.compile(r"\bK(?:s|ſ)\b", re.IGNORECASE),
         re.compile(r"(?:^|(?<=[.!|\n]))(?!\s*dis)\s*(?:ign|ſ)", re.IGNORECASE | re.MULTILINE),
+        re.compile(  # a clause: what its opening repeat cannot cross
+            r"(?:^|(?<=[.!|\n]))(?!\s*dis)(?:[^.!|\n]|[.!](?=\S))*?\b(?:ign|ſ|k)",
+            re.IGNORECASE | re.MULTILINE,
+        ),
     ):
         assert _spans(regex, text, index=True) == _spans(regex, text, index=False)
+        for pos in range(0, len(text) + 1, 3):
+            expected = regex.search(text, pos)
+            assert _first(regex, text, pos) == (None if expected is None else expected.span())
 
 
 def test_a_view_that_repeats_another_is_read_once() -> None:

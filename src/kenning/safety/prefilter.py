@@ -74,7 +74,8 @@ def _fold_tables() -> tuple[dict[int, str], dict[int, str]]:
 
 _BEFORE, _AFTER = _fold_tables()
 # str.translate looks every character up in the table, a hundred times the cost of lower():
-# the tables are applied only to texts that hold one of their characters (most hold none).
+# the tables are applied only to texts that hold one of their characters (most hold none),
+# and _AFTER's only to those characters, by the regex that finds them.
 _BEFORE_CHARS: Final = compiled.regex("[" + "".join(map(chr, _BEFORE)) + "]")
 # (sorted: the same source in every process, so its code is found in the cache, .compiled)
 _AFTER_CHARS: Final = compiled.regex("[" + re.escape("".join(sorted(map(chr, _AFTER)))) + "]")
@@ -87,7 +88,11 @@ def fold(text: str) -> str:
     if _BEFORE_CHARS.search(text) is not None:
         text = text.translate(_BEFORE)
     lowered = text.lower()
-    return lowered.translate(_AFTER) if _AFTER_CHARS.search(lowered) is not None else lowered
+    return _AFTER_CHARS.sub(_after, lowered)
+
+
+def _after(found: re.Match[str]) -> str:
+    return _AFTER[ord(found.group())]
 
 
 # ---- deriving a requirement from a regex's syntax tree ----------------------------------------

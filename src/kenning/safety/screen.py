@@ -153,7 +153,7 @@ def _match_pattern(
 ) -> tuple[int, int] | None:
     # The first match is found where one can begin (:mod:`.starts`); it is the first
     # ``search`` would find. Only when it is skipped does the search go on from the next
-    # character, overlapping it.
+    # character, overlapping it (there too only where a match can begin).
     m = next(starts.matches(rule.regex, text, where, index), None)
     skipped, mention_end = 0, 0
     while m is not None:
@@ -161,19 +161,26 @@ def _match_pattern(
         # a shell that reaches past it. A match within the mention is part of it.
         pos = m.start() + 1
         if m.end() <= mention_end:
-            m = rule.regex.search(text, pos)
+            m = _next(rule.regex, where, text, index, pos)
             continue
         if mentioned(rule, window.base.text, [window.in_base(name, m.start(), m.end())]):
             skipped, mention_end = skipped + 1, m.end()
             if skipped > _MAX_MENTIONS:
                 return None
-            m = rule.regex.search(text, pos)
+            m = _next(rule.regex, where, text, index, pos)
             continue
         if rule.exempt is not None and rule.exempt(m.group()):
-            m = rule.regex.search(text, pos)
+            m = _next(rule.regex, where, text, index, pos)
             continue
         return m.start(), m.end()
     return None
+
+
+def _next(
+    regex: re.Pattern[str], where: starts.Starts, text: str, index: grams.Grams | None, pos: int
+) -> re.Match[str] | None:
+    """``regex.search(text, pos)``, tried only where a match can begin."""
+    return next(starts.matches(regex, text, where, index, pos), None)
 
 
 _Needs = tuple[prefilter.Requirement, ...]
