@@ -331,11 +331,15 @@ class PostgresSessions:
 
     def facts_after(self, last_id: int) -> list[tuple[Any, ...]]:
         # fetchall, not the cursor's iterator: one row at a time cost 6 s at 1M messages
-        return self._conn().execute(
-            "SELECT id, session_id, seq, created_at, role = 'system' FROM messages "
-            "WHERE id > %s ORDER BY id",
-            (last_id,),
-        ).fetchall()
+        return list(
+            self._conn()
+            .execute(
+                "SELECT id, session_id, seq, created_at, role = 'system' FROM messages "
+                "WHERE id > %s ORDER BY id",
+                (last_id,),
+            )
+            .fetchall()
+        )
 
     def sources(self, session_ids: list[str]) -> list[tuple[str, str]]:
         return list(

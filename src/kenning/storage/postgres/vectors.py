@@ -315,9 +315,13 @@ class PostgresVectors:
         # Binary results (bytea as its bytes, not hex text to decode) fetched at once:
         # iterating the cursor row by row took 12 s for 1M vectors, most of the
         # first search of a process on such an archive.
-        rows = self._conn().execute(
-            f"SELECT n, {id_col}, v FROM {table} WHERE n > %s ORDER BY n", (after,), binary=True
-        ).fetchall()
+        rows = (
+            self._conn()
+            .execute(
+                f"SELECT n, {id_col}, v FROM {table} WHERE n > %s ORDER BY n", (after,), binary=True
+            )
+            .fetchall()
+        )
         return [(int(r[0]), int(r[1]), bytes(r[2])) for r in rows]
 
     def nearest(self, kind: Kind, query: np.ndarray, k: int) -> list[tuple[int, float]]:
