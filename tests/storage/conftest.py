@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.conftest import storage_on
@@ -41,3 +42,18 @@ def storage(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Storage]
     made = FACTORIES[name](request, tmp_path)
     yield made
     made.close()
+
+
+class StatementRecorder:
+    """A connection stand-in that keeps each statement it is given and returns no rows:
+    what a query builder would send, to EXPLAIN on a real server."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any]] = []
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        self.sent.append((sql, params))
+        return self
+
+    def fetchall(self) -> list[Any]:
+        return []

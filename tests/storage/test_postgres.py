@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 from tests.conftest import drop_schema, raw_sql, storage_on
+from tests.storage.conftest import StatementRecorder
 
 from kenning.archive.store import Archive
 from kenning.home import Home
@@ -361,18 +362,30 @@ def test_an_edited_message_is_ranked_by_its_new_text(both: dict[str, Archive]) -
     _stats_match_the_rows(both["postgres"].storage)
 
 
+def _reopened_before(
+    both: dict[str, Archive], tmp_path: Path, pg_url: str, migration: str, *undo: str
+) -> Storage:
+    """The PostgreSQL archive as a Kenning before ``migration`` left it (``undo``'s
+    statements run, its row in ``_migrations`` gone), opened again: the migration runs."""
+    pg = both["postgres"].storage
+    schema = pg.schema
+    for statement in undo:
+        raw_sql(pg, statement)
+    raw_sql(pg, "DELETE FROM _migrations WHERE name = ?", (migration,))
+    pg.close()
+    reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)
+    both["postgres"] = Archive(reopened.path, storage=reopened)
+    return reopened
+
+
 def test_a_schema_from_before_the_lexeme_counts_gets_them_counted(
     both: dict[str, Archive], tmp_path: Path, pg_url: str
 ) -> None:
     """m006 counts the postings already there, and the counts follow writes after."""
-    pg = both["postgres"].storage
-    schema = pg.schema
-    raw_sql(pg, "DROP TABLE message_lexemes")
-    raw_sql(pg, "DROP FUNCTION message_terms_counts CASCADE")
-    raw_sql(pg, "DELETE FROM _migrations WHERE name = 'm006_lexeme_counts'")
-    pg.close()
-    reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)
-    both["postgres"] = Archive(reopened.path, storage=reopened)
+    reopened = _reopened_before(
+        both, tmp_path, pg_url, "m006_lexeme_counts",
+        "DROP TABLE message_lexemes", "DROP FUNCTION message_terms_counts CASCADE",
+    )  # fmt: skip
     _stats_match_the_rows(reopened)
     _ranked_on_both(both, QUERIES)
     raw_sql(reopened, "DELETE FROM messages WHERE session_id = 's1' AND seq = 2")
@@ -384,14 +397,10 @@ def test_a_schema_from_before_the_lexeme_counts_gets_them_counted(
 def test_a_schema_from_before_the_postings_gets_them_built(
     both: dict[str, Archive], tmp_path: Path, pg_url: str
 ) -> None:
-    pg = both["postgres"].storage
-    schema = pg.schema
-    raw_sql(pg, "DROP TABLE message_terms")
-    raw_sql(pg, "DROP FUNCTION message_fts_ad CASCADE")
-    raw_sql(pg, "DELETE FROM _migrations WHERE name = 'm004_message_postings'")
-    pg.close()
-    reopened = open_storage(tmp_path / "again" / "state.db", url=pg_url, schema=schema)
-    both["postgres"] = Archive(reopened.path, storage=reopened)
+    _reopened_before(
+        both, tmp_path, pg_url, "m004_message_postings",
+        "DROP TABLE message_terms", "DROP FUNCTION message_fts_ad CASCADE",
+    )  # fmt: skip
     _ranked_on_both(both, QUERIES)
 
 
@@ -541,20 +550,6 @@ def test_ascii_text_is_tokenized_as_the_char_by_char_fold_does() -> None:
         assert fts.tokens(text) == slow
 
 
-class _Recorder:
-    """A connection stand-in that keeps the statement it is given and returns no rows."""
-
-    def __init__(self) -> None:
-        self.sql: list[tuple[str, Any]] = []
-
-    def execute(self, sql: str, params: Any = ()) -> Any:
-        self.sql.append((sql, params))
-        return self
-
-    def fetchall(self) -> list[Any]:
-        return []
-
-
 @pytest.mark.parametrize("terms", [["rotate", "keys"], ["staging database", "龙"]])
 def test_bm25_is_summed_in_floating_point(both: dict[str, Archive], terms: list[str]) -> None:
     """No numeric arithmetic in the ranked query (an integer times a decimal literal
@@ -563,11 +558,11 @@ def test_bm25_is_summed_in_floating_point(both: dict[str, Archive], terms: list[
 
     pg = both["postgres"].storage
     matched = [fts.Term(tuple(t.split()), prefix=len(t) == 1) for t in terms]
-    recorder = _Recorder()
+    recorder = StatementRecorder()
     stats = fts.Stats(16, 160)
     postings.ranked(recorder, matched, [1.0] * len(matched), stats, 0.35, ("", []), 10)  # type: ignore[arg-type]
     if all(len(t.lexemes) == 1 and not t.prefix for t in matched):  # idf in the statement
         postings.ranked_lexemes(recorder, [t.lexemes[0] for t in matched], 0.35, ("", []), 10)  # type: ignore[arg-type]
-    for sql, params in recorder.sql:
+    for sql, params in recorder.sent:
         plan = raw_sql(pg, "EXPLAIN VERBOSE " + sql, params).fetchall()
         assert not [row[0] for row in plan if "numeric" in row[0]]

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from tests.conftest import storage_on
+from tests.storage.conftest import StatementRecorder
 
 from kenning.search import abstain
 from kenning.storage import Storage
@@ -137,20 +138,6 @@ def test_hits_of_one_kind_ask_only_for_that_kind(
     assert len(sent) == 1
 
 
-class _Recorder:
-    """A connection stand-in that keeps the statement it is given and returns no rows."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Any]] = []
-
-    def execute(self, sql: str, params: Any = ()) -> Any:
-        self.sent.append((sql, params))
-        return self
-
-    def fetchall(self) -> list[Any]:
-        return []
-
-
 def test_ranking_streams_each_terms_postings_in_message_order(pg: Storage) -> None:
     """Unscoped, the postings come in message order and are summed as they pass (no
     hash table over every matching message), each message's in term order: the
@@ -167,7 +154,7 @@ def test_ranking_streams_each_terms_postings_in_message_order(pg: Storage) -> No
     per_term = [fts.Term((x,)) for x in lexemes]
     assert len(streamed) == 3
     assert streamed == postings.ranked(conn, per_term, idf, stats, 0.35, ("", []), 10)
-    recorder = _Recorder()
+    recorder = StatementRecorder()
     postings.ranked_lexemes(recorder, lexemes, 0.35, ("", []), 10)  # type: ignore[arg-type]
     ((sql, params),) = recorder.sent
     plan = "\n".join(str(r[0]) for r in conn.execute("EXPLAIN " + sql, params).fetchall())
