@@ -140,3 +140,18 @@ def test_latency_only_times_both_engines_without_the_writers(tmp_path: Path) -> 
     assert done.exit_code == 0, done.output
     assert "scan latency, 2 KB entry, memory scope:" in done.output and "blocked" not in done.output
     assert "first verdict" not in done.output
+
+
+def test_a_text_holding_a_line_separator_stays_one_row(tmp_path: Path) -> None:
+    # JSON allows U+2028, U+2029 and U+0085 unescaped inside a string (json.dumps with
+    # ensure_ascii=False writes them so); only "\n" ends a JSONL row, and CRLF files load too.
+    path = tmp_path / "corpus.jsonl"
+    row = {"id": "u", "label": "benign", "category": "note", "language": "en", "split": "dev"}
+    texts = ["first\u2028second", "third\u2029fourth\x85fifth"]
+    lines = [
+        json.dumps({**row, "id": f"u{n}", "text": t}, ensure_ascii=False)
+        for n, t in enumerate(texts)
+    ]
+    path.write_text("\r\n".join(lines) + "\r\n", encoding="utf-8")
+    items = safety.load_corpus(path)
+    assert [item.text for item in items] == texts

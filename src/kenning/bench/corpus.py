@@ -43,7 +43,9 @@ def json_objects(path: Path, error: type[Exception]) -> Iterator[tuple[str, dict
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"{path}: cannot read ({exc})") from exc
-    for number, line in enumerate(text.splitlines(), 1):
+    # "\n" alone ends a line: splitlines() also breaks at U+2028, U+2029 and U+0085, which
+    # JSON allows unescaped inside a string (json.dumps(ensure_ascii=False) writes them so).
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         where = f"{path}:{number}"

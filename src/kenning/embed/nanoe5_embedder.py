@@ -29,7 +29,7 @@ E5_SMALL_FLOOR = 0.83
 
 # Abstention for English and Chinese queries (``search.abstain``), on top of
 # the floor above: best cosine + .02 x the idf-weighted share of the query's
-# words in the best-covering hit, at or below .813 (English) or .862
+# words in the best-covering hit, at or below .813 (English) or .860
 # (Chinese, also mixed with English words), returns nothing. Chosen on the dev
 # splits of ``kenning bench abstain`` (questions and keyword phrases, incl.
 # paraphrases sharing no word with their evidence) and LoCoMo conversations
@@ -43,7 +43,12 @@ E5_SMALL_FLOOR = 0.83
 # languages keep the plain floor. Chinese was .863 until ranking found the
 # evidence of a dev query at .8625 (我的狗叫什么名字?, once buried by the
 # dense scale's floor, ``RankParams.dense_floor_share``): the same rule
-# gives .862, one refusal fewer per half.
+# gives .862, one refusal fewer per half. Then .860: the same binary wheel
+# gave that query .8617 on another x86-64 machine (AVX-512; .8625 where it
+# was tuned), so a floor set within .001 of an answerable dev score fails on
+# some machines. The rule now keeps a margin of .0015 below the lowest such
+# score on every machine it was measured on (.8617 - .0015 -> .860), at a
+# cost of 4 of 54 Chinese and 2 of 54 mixed refusals (2026-12-02).
 #
 # Measured and rejected (the dev halves, no answerable dev query losing its
 # evidence, LoCoMo 1-5 own questions <= .5 % nothing): one language-free
@@ -64,7 +69,7 @@ E5_SMALL_FLOOR = 0.83
 # English queries and more gibberish (random words and letters reach
 # .77-.84): left as is.
 E5_SMALL_ABSTENTION = Calibration(
-    floors={"en": 0.813, "zh": 0.862},
+    floors={"en": 0.813, "zh": 0.860},
     coverage_weight=0.02,
     no_word_margin=0.0,
     source="bench abstain dev split + LoCoMo conversations 1-5",
