@@ -27,6 +27,7 @@ import argparse
 import csv
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,10 +91,7 @@ def main() -> int:
         for row in rows:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     tmp.replace(args.out)
-    counts: dict[str, int] = {}
-    for row in rows:
-        key = f"{row['source']} {row['split']} label={row['label']}"
-        counts[key] = counts.get(key, 0) + 1
+    counts = Counter(f"{r['source']} {r['split']} label={r['label']}" for r in rows)
     for key, n in sorted(counts.items()):
         print(f"{n:>6}  {key}")
     print(f"wrote {len(rows):,} rows to {args.out}")

@@ -17,7 +17,6 @@ entries of about 2 KB built from the corpus, calling the scan directly.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 import time
@@ -30,6 +29,7 @@ from typing import Any, Final
 import click
 from click.testing import CliRunner
 
+from kenning.bench.corpus import json_objects
 from kenning.bench.stats import p50_p95
 from kenning.home import Home
 from kenning.journal import JournalBlockedError, JournalError
@@ -99,12 +99,8 @@ def load_corpus(path: Path) -> list[Item]:
     if not path.is_file():
         raise CorpusError(f"No corpus at {path}. Pass --corpus PATH to a corpus.jsonl file.")
     items = []
-    # "\n" alone ends a line (see bench.corpus.json_objects: JSON strings may hold U+2028)
-    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
-        if not line.strip():
-            continue
+    for where, row in json_objects(path, CorpusError):
         try:
-            row = json.loads(line)
             item = Item(
                 id=str(row["id"]),
                 text=str(row["text"]),
@@ -114,15 +110,13 @@ def load_corpus(path: Path) -> list[Item]:
                 split=str(row["split"]),
                 source=str(row.get("source", "handwritten")),
             )
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except KeyError as exc:
             raise CorpusError(
-                f"{path}:{number} is not a corpus row ({exc}). Each line must be a JSON object "
+                f"{where} is not a corpus row ({exc}). Each line must be a JSON object "
                 "with id, text, label, category, language and split."
             ) from None
         if item.label not in ("malicious", "benign") or item.split not in SPLITS:
-            raise CorpusError(
-                f"{path}:{number}: label must be malicious|benign and split dev|heldout."
-            )
+            raise CorpusError(f"{where}: label must be malicious|benign and split dev|heldout.")
         items.append(item)
     if not items:
         raise CorpusError(f"{path} holds no rows.")
