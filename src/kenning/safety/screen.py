@@ -163,13 +163,14 @@ def _match_pattern(
         if m.end() <= mention_end:
             m = _next(rule.regex, where, text, index, pos)
             continue
+        # Ordinary use first: it reads the match alone, where a mention reads its sentence.
+        if rule.exempt is not None and rule.exempt(m.group()):
+            m = _next(rule.regex, where, text, index, pos)
+            continue
         if mentioned(rule, window.base.text, [window.in_base(name, m.start(), m.end())]):
             skipped, mention_end = skipped + 1, m.end()
             if skipped > _MAX_MENTIONS:
                 return None
-            m = _next(rule.regex, where, text, index, pos)
-            continue
-        if rule.exempt is not None and rule.exempt(m.group()):
             m = _next(rule.regex, where, text, index, pos)
             continue
         return m.start(), m.end()
@@ -376,14 +377,25 @@ def _find(rule: Rule, row: int, window: _Text, names: list[str]) -> tuple[str, i
 
 
 def _window_findings(
-    window: _Text, scope: Scope, depth: int, exhaustive: bool, overlapping: bool
+    window: _Text,
+    scope: Scope,
+    depth: int,
+    exhaustive: bool,
+    overlapping: bool,
+    found: dict[str, Finding],
+    settled: frozenset[str],
 ) -> Iterator[Finding]:
+    """The window's findings, in layer order. ``found`` is what the caller has kept so far
+    (it grows as this yields); rows of a category in ``settled`` are not tried (see
+    :func:`_settled`)."""
     for row, names in _tries(window, scope):
         rule = RULES[row]
-        found = _find(rule, row, window, names)
-        if found is None:
+        if rule.category in settled:
             continue
-        name, start, end = found
+        match = _find(rule, row, window, names)
+        if match is None:
+            continue
+        name, start, end = match
         lo, hi = window.views[name].span(start, end)
         layer = "clause" if isinstance(rule, ClauseRule) else "pattern"
         yield Finding(
@@ -420,15 +432,21 @@ def _window_findings(
     base = window.views["base"]
     for blob in decode.blobs(base.text):
         lo, hi = base.span(blob.start, blob.end)
+        span = (window.offset + lo, window.offset + hi)
         for inner in screen_text(
-            blob.text, scope, depth=depth + 1, exhaustive=exhaustive, overlapping=overlapping
+            blob.text,
+            scope,
+            depth=depth + 1,
+            exhaustive=exhaustive,
+            overlapping=overlapping,
+            settled=settled if overlapping else settled | _settled(span, found.values()),
         ):
             yield Finding(
                 inner.pattern_id,
                 inner.category,
                 f"{inner.reason}, hidden in {blob.encoding}",
                 inner.excerpt,
-                (window.offset + lo, window.offset + hi),
+                span,
                 f"decoded:{blob.encoding}",
             )
 
@@ -446,6 +464,7 @@ def screen_text(
     depth: int = 0,
     exhaustive: bool = False,
     overlapping: bool = False,
+    settled: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Every finding for ``text`` in ``scope``, one per rule id, in layer order.
 
@@ -453,7 +472,8 @@ def screen_text(
     views that repeat another: the same findings, slower (the tests check that they are the
     same). ``overlapping`` also keeps the findings an earlier row of the same category already
     covers: every rule that fired, to explain a verdict or test one rule whatever the table's
-    order (the verdict is the same either way)."""
+    order (the verdict is the same either way). ``settled``: categories whose findings the
+    caller will drop whatever they are (a decoded payload's, see :func:`_settled`)."""
     found: dict[str, Finding] = {}
     for raw, offset in _windows(text):
         base = base_view(raw)
@@ -462,7 +482,8 @@ def screen_text(
             if exhaustive or not _repeats(view, views):
                 views[view.name] = view
         window = _Text(raw, offset, views, exhaustive=exhaustive)
-        for finding in _window_findings(window, scope, depth, exhaustive, overlapping):
+        findings = _window_findings(window, scope, depth, exhaustive, overlapping, found, settled)
+        for finding in findings:
             if finding.pattern_id in found:
                 continue
             if overlapping or not _covered(finding, found.values()):
@@ -487,6 +508,16 @@ def _repeats(view: View, earlier: dict[str, View]) -> bool:
         and (other.name, view.name) in _plan().shadows
         for other in earlier.values()
     )
+
+
+def _settled(span: tuple[int, int], earlier: Iterable[Finding]) -> frozenset[str]:
+    """The categories of the earlier findings that overlap ``span``: every finding in a payload
+    decoded from ``span`` is reported with that span, so one of these categories would be
+    :func:`_covered` and dropped -- its rules need not run on the payload at all (what costs
+    on an attack: rot13 and assembled pieces re-screen the whole text). Only when findings
+    do not overlap: with ``overlapping`` every rule is kept."""
+    start, end = span
+    return frozenset(f.category for f in earlier if f.span[0] < end and start < f.span[1])
 
 
 def _covered(finding: Finding, earlier: Iterable[Finding]) -> bool:

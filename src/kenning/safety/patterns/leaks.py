@@ -278,10 +278,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         negatable=True,
         regex=compiled.regex(
             rf"""
-            # "attach the environment variables ... https://hooks.../in/x", across one line break
+            # "attach the environment variables ... https://hooks.../in/x", across one line break:
+            # up to 500 characters on, on the line or within 200 of the next line's start, the
+            # nearest first. (Not "[^\n]{{0,300}}?\n?[^\n]{{0,200}}?": the same matches, but
+            # on one line it tries every split of the gap, 300 x 200 tries a start.)
             (?:{_ALONG}[^\n]{{0,80}}?{_ALL_ENV}|{_ALL_ENV}[^\n]{{0,80}}?{_ALONG})
-            [^\n]{{0,300}}?\n?[^\n]{{0,200}}?{_HOOK_URL}
-          | {_HOOK_URL}[^\n]{{0,300}}?\n?[^\n]{{0,200}}?
+            (?:[^\n]{{0,500}}?|[^\n]{{0,300}}\n[^\n]{{0,200}}?){_HOOK_URL}
+          | {_HOOK_URL}(?:[^\n]{{0,500}}?|[^\n]{{0,300}}\n[^\n]{{0,200}}?)
             (?:{_ALONG}[^\n]{{0,80}}?{_ALL_ENV}|{_ALL_ENV}[^\n]{{0,80}}?{_ALONG})
             """,
             re.IGNORECASE | re.MULTILINE | re.VERBOSE,
@@ -319,5 +322,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             re.IGNORECASE | re.MULTILINE | re.VERBOSE,
         ),
         exempt=lambda line: _MONEY_RX.search(line) is None,
+        # the two alternations above, tried at each character of every line, are what cost;
+        # most texts hold no account at all
+        gate=compiled.regex(_ACCOUNT, re.IGNORECASE | re.VERBOSE),
     ),
 )
