@@ -204,11 +204,15 @@ ITEM_FILES: tuple[tuple[str, str], ...] = (
 # split: one author's file is the dev split, another's the held-out split, so the held-out
 # figure is a corpus whose author the screen was never tuned on. Their own category labels are
 # folded into the corpus categories (first matching key, in order); labels are theirs.
-# Round 4 is one more author's file, written in session 8 and only ever measured (held out).
+# Round 4 is one more author's file, written in session 8 and only ever measured (held out);
+# round 5 another's (session 13, 17 languages), measured once before it was folded in here;
+# round 6 (author J, session 14, 22 languages) is a second dev file, measured once as it came.
 EXTERNAL_ROUNDS: tuple[tuple[str, str, str], ...] = (
     ("external_r3_dev.jsonl", "dev", "external-r3"),
     ("external_r3_heldout.jsonl", "heldout", "external-r3"),
     ("external_r4_heldout.jsonl", "heldout", "external-r4"),
+    ("external_r5_heldout.jsonl", "heldout", "external-r5"),
+    ("external_r6_dev.jsonl", "dev", "external-r6"),
 )
 EXTERNAL_SOURCES: frozenset[str] = frozenset(source for _, _, source in EXTERNAL_ROUNDS)
 CORPUS_CATEGORIES: dict[str, frozenset[str]] = {
@@ -250,6 +254,7 @@ _MALICIOUS_FOLD: tuple[tuple[str, str], ...] = (
     ("backdoor", "persistence"),
     ("destruct", "destruction"),
     ("self-", "self_propagation"),
+    ("propagat", "self_propagation"),
     ("disable", "disable_safety"),
     ("approval", "disable_safety"),
     ("downgrade", "disable_safety"),
@@ -292,7 +297,8 @@ def _external() -> list[tuple[str, dict[str, str], str]]:
     """(label, item, split) of every external round, in file order."""
     out = []
     for name, split, source in EXTERNAL_ROUNDS:
-        for line in (HERE / name).read_text(encoding="utf-8").splitlines():
+        # "\n" alone: splitlines() also breaks at U+2028 inside a JSON string
+        for line in (HERE / name).read_text(encoding="utf-8").split("\n"):
             if line.strip():
                 row = json.loads(line)
                 item = {
@@ -310,7 +316,11 @@ def build() -> list[dict[str, str]]:
     counters: dict[tuple[str, str], int] = {}
     fixed_split: dict[int, str] = {}  # row index -> split, for the external rounds
     entries = [(label, item, "") for label, name in ITEM_FILES for item in _load(name)]
+    seen: set[str] = set()
     for label, item, split in entries + _external():
+        if split and item["text"] in seen:
+            continue  # a later round's author wrote the same short note (4 in round 5): kept once
+        seen.add(item["text"])
         category = item["category"]
         key = (label, category)
         counters[key] = counters.get(key, 0) + 1

@@ -149,7 +149,8 @@ _NO_ASK: Final[list[tuple[str, str, str]]] = [
     ),
     (
         "ja",
-        r"確認(?:せず|しないで|なしで|不要|は不要|を省略|を求めず)|聞かずに|承認なしで|許可なしで|いちいち(?:私に)?確認",
+        r"確認(?:せず|しないで|なしで|不要|は不要|を省略|を求めず)|聞かずに|承認なしで|許可なしで|いちいち(?:私に)?確認"
+        r"|(?:承認|確認)(?:ダイアログ|画面|プロンプト)?(?:は|を)?(?:今後)?(?:すべて|全て)?スキップ",
         r"すべて|全て|全部|あらゆる|どんな|何でも|sudo|削除|本番|デプロイ",
     ),
     (
@@ -173,13 +174,13 @@ _NO_ASK: Final[list[tuple[str, str, str]]] = [
         "es",
         r"\bsin\s+(?:pedir\s+(?:permiso|confirmación)|preguntar|confirmar|confirmación|aprobación)\b"
         r"|\bno\s+(?:me\s+)?(?:preguntes|pidas\s+(?:permiso|confirmación))\b",
-        r"\b(?:tod[oa]s?|cualquier\w*|ningún|ninguna)\b(?!\s+(?:los\s+|las\s+)?(?:tests?|pruebas|linters?))|sudo|borrar|eliminar|producción",
+        r"\b(?:tod[oa]s?|cualquier\w*|ningún|ninguna|nada)\b(?!\s+(?:los\s+|las\s+)?(?:tests?|pruebas|linters?))|sudo|borrar|eliminar|producción",
     ),
     (
         "pt",
         r"\bsem\s+(?:pedir\s+(?:permissão|confirmação)|perguntar|confirmar|confirmação|aprovação)\b"
         r"|\b(?:não|nunca)\s+(?:me\s+)?(?:pergunte|peça\s+(?:permissão|confirmação))\b",
-        r"\b(?:tod[oa]s?|qualquer)\b(?!\s+(?:os\s+|as\s+)?(?:testes?|linters?))|sudo|apagar|excluir|produção",
+        r"\b(?:tod[oa]s?|qualquer|nada)\b(?!\s+(?:os\s+|as\s+)?(?:testes?|linters?))|sudo|apagar|excluir|produção",
     ),
     (
         "de",
@@ -450,6 +451,23 @@ _OBJECT_FIRST_SCOPE: Final = frozenset({"zh", "ja", "ko", "tr", "hi", "bn", "fa"
 _NOT_TESTS: Final = rf"(?!\s*(?:の|的)?\s*(?:[\w'’-]+\s+){{0,2}}?(?:{_TESTS}))"
 
 
+# The sandbox an agent's commands run in, and what turns it off, in many languages (English
+# has its own rows in :mod:`.intent`).
+_SANDBOX: Final = (
+    r"サンドボックス|песочниц\w*|沙箱|沙盒|샌드박스|सैंडबॉक्स|\bbac\s+à\s+sable\b|\bcaja\s+de\s+arena\b"
+    r"|\bpiaskownic\w*|\bkum\s+havuzu\w*|\bhộp\s+cát\b|\bsandbox(?:ing|es)?\b"
+)
+_OFF: Final = (
+    # (Japanese, Korean and Hindi say "not" after the verb: "無効化しないで", "끄지 마", "बंद मत")
+    r"(?:無効|オフ|切って|外して)(?!化?(?:し|に)?(?:しない|しません|ないで|する(?:な|べからず)|禁止))"
+    r"|отключ\w*|выключ\w*|关闭|關閉|关掉|關掉|禁用|停用"
+    r"|(?:끄|꺼|비활성)(?!화?\s*(?:지|하지)\s*(?:마|말|않))|बंद(?!\s*(?:मत|न|नहीं))"
+    r"|\bdesligad\w*|\bdesligu\w*|\bdesativ\w*|\bdesactiv\w*|\bdeaktivier\w*|\babschalt\w*|\bausschalt\w*"
+    r"|\bdésactiv\w*|\bdisattiv\w*|\bwyłącz\w*|\bkapat\w*|\bdevre\s+dışı|\btắt\b|\bvô\s+hiệu|\bmatikan\b"
+    r"|\bnonaktif\w*|\bsandbox\s*[:=]\s*(?:none|off|disabled|false)\b"
+)
+
+
 def _disable() -> list[tuple[str, ...]]:
     rows = [
         (alone[0], f"(?:{alone[1]}){_NOT_TESTS}") if len(alone) == 2 else alone for alone in _ALONE
@@ -492,4 +510,9 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
     # WHY: security scanners and monitors removed or stopped; "don't disable falcon-sensor, ask IT
     # for an exclusion" is negated and passes.
     _clause_rule("security_tools_off", _R_TOOLS, _stop(), negatable=True),
+    # WHY: the sandbox switched off, in the languages of the notes; "never disable the sandbox"
+    # is negated and passes, and so does a sandbox named with nothing turned off.
+    _clause_rule(
+        "sandbox_off_intl", _R_DISABLE, [(_SANDBOX, unnegated(_OFF, "any"))], negatable=True
+    ),
 )

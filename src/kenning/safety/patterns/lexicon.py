@@ -29,7 +29,7 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
     (
         r"忽略|忽視|忽视|无视|無視|不要理会|不要理會|不用理会|别管|別管|忘记|忘記|忘掉|抛开|拋開|"
         r"丢弃|丟棄|放弃|放棄|(?:不要|不用|不必|无需|無需|别|別)再?(?:遵守|遵循|理会|理會|听从|聽從)|"
-        r"不再(?:遵守|适用|適用|有效)|作废|作廢|失效|无效|無效|过期|過期|废除|廢除",
+        r"不再(?:遵守|适用|適用|有效|生效)|作废|作廢|失效|无效|無效|过期|過期|废除|廢除|失去效力",
         r"指令|指示|提示词?|提示詞|规则|規則|设定|設定|要求|命令|约束|約束|限制",
         r"之前|以上|上面|上述|先前|此前|前面|以前|原来|原來|原先|原有|前述|系统|系統|"
         r"开发者|開發者|给你的|給你的|你收到|收到的|你的|安全",
@@ -37,20 +37,22 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
     # Japanese
     (
         r"無視|忘れ|(?:指示|命令|ルール|規則|プロンプト|設定)(?:に|には)(?:もう|一切)?従わ(?:な|ず)|従う必要は?ありません"
-        r"|気にしな|破棄|無効|取り消",
+        r"|気にしな|破棄|無効|取り消|失効|(?:もう|もはや)(?:有効|適用され)(?:では|で)?(?:ありません|ない)",
         r"指示|命令|ルール|プロンプト|制限|設定|規則|ガイドライン",
         r"これまで|以前|前に|前の|上記|今まで|システム|開発者|与えられた|安全",
     ),
     # Korean
     (
-        r"무시|잊어|잊고|따르지\s*(?:마|말)|적용되지|무효|취소",
+        r"무시|잊어|잊고|따르지\s*(?:마|말)|적용되지|무효|취소|폐기|효력(?:이|을)?\s*(?:없|잃)|"
+        r"더\s*이상\s*(?:유효하지|적용되지|따르지)",
         r"지시|명령|규칙|프롬프트|제한|지침|설정",
         r"이전|시스템|개발자|지금까지|앞의|위의|받은|안전",
     ),
     # Russian and Ukrainian
     (
         r"игнорир|проигнорир|забудь|забыть|не\s+обращай|не\s+следуй|не\s+соблюдай|отмен|"
-        r"не\s+действу|недействительн|устарел|ігноруй|забудь",
+        r"не\s+действу|недействительн|устарел|ігноруй|забудь|аннулир|утратил\w*\s+силу|"
+        r"больше\s+не\s+(?:действу|применя|актуальн)|скасован|втратил\w*\s+чинн",
         r"инструкци|правил|указани|ограничени|промпт|директив|команд|настро|інструкці",
         r"предыдущ|прежн|систем|разработчик|выше|ранее|тебе\s+дали|"
         r"которые\s+тебе|попередн|безопасност",
@@ -59,17 +61,20 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
     (
         r"\b(?:ignora|ignore|ignorar|olvida|olvide|olvidar|descarta|omite|desconsidere|esqueça|"
         r"esqueca)\b|no\s+(?:les\s+)?hagas\s+caso|no\s+sigas|deja\s+de\s+seguir|"
-        r"ya\s+no\s+(?:son\s+válidas|aplican|valen|tienen\s+validez)|anulad|não\s+siga|"
-        r"não\s+são\s+mais\s+válidas",
+        r"ya\s+no\s+(?:son\s+válidas|aplican|valen|tienen\s+validez|rigen)|anulad|não\s+siga|"
+        r"não\s+são\s+mais\s+válidas|sin\s+(?:efecto|validez|vigencia)|derogad|revocad|caducad|"
+        r"dejan?\s+de\s+(?:aplicar|tener\s+validez)|sem\s+(?:efeito|validade)|perderam\s+a\s+validade|"
+        r"não\s+(?:valem|se\s+aplicam)\s+mais|deixa(?:m|ram)\s+de\s+valer",
         r"instrucciones|indicaciones|reglas|órdenes|normas|directrices|restricciones|"
         r"instruções|instrucoes|regras|orientações|diretrizes|restrições",
         r"anteriores|previas|prévias|de\s+arriba|del\s+sistema|do\s+sistema|que\s+te\s+(?:dieron|dio)|"
-        r"originales|antes|de\s+seguridad|de\s+segurança",
+        r"originales|antes|de\s+seguridad|de\s+segurança|al\s+inicio|no\s+início|recibiste|recebeu",
     ),
     # German
     (
         r"\b(?:ignorier\w*|vergiss|vergessen|missacht\w*)\b|nicht\s+mehr\s+(?:beachten|befolgen)|"
-        r"außer\s+Kraft|ungültig|veraltet|gelten\s+(?:\w+\s+){0,2}?nicht\s+mehr",
+        r"außer\s+Kraft|ungültig|veraltet|gelten\s+(?:\w+\s+){0,2}?nicht\s+mehr|aufgehoben|hinfällig|"
+        r"nichtig|widerrufen|nicht\s+mehr\s+(?:gültig|maßgeblich|verbindlich)",
         r"Anweisung|Instruktion|Regel|Befehl|Vorgabe|Richtlinie|Systemanweisung|Systemprompt|"
         r"Einschränkung|gesagt",
         r"vorherig|vorig|bisherig|früher|obig|\bdein(?:e|es|er|en|em)?\b|\bIhre[snmr]?\b|System|"
@@ -79,32 +84,62 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
     (
         r"\b(?:ignore[rz]?|oublie[rz]?)\b|ne\s+tiens\s+plus\s+compte|ne\s+tenez\s+plus\s+compte|"
         r"ne\s+(?:suis|respecte|suivez|respectez)\s+plus|fais\s+abstraction|"
-        r"ne\s+s['’]appliquent\s+plus|annulées|caduques|obsolètes",
+        r"ne\s+s['’]appliquent\s+plus|annulées|caduques|obsolètes|abrogées|révoquées|sans\s+effet|"
+        r"ne\s+sont\s+plus\s+(?:valables|valides|en\s+vigueur)|nulles\s+et\s+non\s+avenues",
         r"instructions|consignes|règles|directives|restrictions|prompt",
         r"précédent|antérieur|ci-dessus|du\s+système|reçues|\btes\b|\bvos\b|auparavant|sécurité",
     ),
     # Italian
     (
-        r"\b(?:ignora|dimentica|trascura)\b|non\s+seguire|non\s+sono\s+più\s+valide",
+        r"\b(?:ignora|dimentica|trascura)\b|non\s+seguire|non\s+sono\s+più\s+valide|annullate|revocate|"
+        r"decadute|prive\s+di\s+effetto|non\s+valgono\s+più",
         r"istruzioni|regole|direttive|indicazioni",
         r"precedenti|del\s+sistema|prima|ti\s+sono\s+state\s+date|di\s+sicurezza",
     ),
     # Arabic
     (
-        r"تجاهل|انس\b|إنس|لا\s+تلتزم|لم\s+تعد\s+سارية|أهمل|تجاوز",
+        r"تجاهل|انس\b|إنس|لا\s+تلتزم|لم\s+تعد\s+(?:سارية|صالحة|نافذة)|أهمل|تجاوز|ملغاة|ملغية|أُلغيت|ألغيت|باطلة",
         r"التعليمات|الأوامر|القواعد|الإرشادات|تعليمات|القيود",
-        r"السابقة|النظام",
+        r"السابقة|النظام|سابق|تلقيتها",
     ),
     # Turkish, Dutch, Polish, Vietnamese, Hindi
-    (r"yok\s+say|görmezden\s+gel|unut|uyma", r"talimat|kural|yönerge|komut", r"önceki|sistem"),
-    (r"\b(?:negeer|vergeet)\b", r"instructies|regels|richtlijnen", r"eerdere|vorige"),
-    (r"zignoruj|ignoruj|zapomnij", r"instrukcj|zasad|polece|reguł", r"wcześniejsz|poprzedni"),
     (
-        r"bỏ\s+qua|phớt\s+lờ|quên|không\s+tuân\s+theo",
+        r"yok\s+say|görmezden\s+gel|unut|uyma|geçersiz|iptal|artık\s+geçerli\s+değil|hükümsüz",
+        r"talimat|kural|yönerge|komut",
+        r"önceki|sistem|daha\s+önce|verilen",
+    ),
+    (
+        r"\b(?:negeer|vergeet)\b|ongeldig|vervallen|niet\s+meer\s+(?:geldig|van\s+toepassing)",
+        r"instructies|regels|richtlijnen",
+        r"eerdere|vorige|systeem|gekregen",
+    ),
+    (
+        r"zignoruj|ignoruj|zapomnij|nieważn|unieważn|przestają\s+obowiązywać|nie\s+obowiązują",
+        r"instrukcj|zasad|polece|reguł|wytyczn",
+        r"wcześniejsz|poprzedni|systemow|otrzyma",
+    ),
+    # Indonesian and Malay
+    (
+        r"\b(?:abaikan|lupakan|acuhkan)\b|tidak\s+(?:lagi\s+)?berlaku|dibatalkan|batal\b",
+        r"instruksi|aturan|perintah|arahan|petunjuk",
+        r"sebelumnya|sistem|yang\s+(?:kamu|anda)\s+terima|awal",
+    ),
+    # Hindi written in Latin letters (Hinglish): "pehle wale saare instructions ab valid nahi"
+    (
+        r"\b(?:ignore\s+karo|bhool\s+jao|bhul\s+jao|mat\s+maano|valid\s+nahi|lagu\s+nahi|khatam|radd)\b",
+        r"\b(?:instructions?|niyam|rules|nirdesh|system\s+prompt)\b",
+        r"\b(?:pehle|pahle|purane|purani|system|saare|sabhi)\b",
+    ),
+    (
+        r"bỏ\s+qua|phớt\s+lờ|quên|không\s+tuân\s+theo|không\s+còn\s+hiệu\s+lực|vô\s+hiệu|bị\s+hủy|hết\s+hiệu\s+lực",
         r"hướng\s+dẫn|chỉ\s+dẫn|quy\s+tắc|lệnh|chỉ\s+thị",
         r"trước|hệ\s+thống",
     ),
-    (r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल\s+जा|मत\s+मानो", r"निर्देश|नियम|आदेश", r"पिछले|पहले"),
+    (
+        r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल\s+जा|मत\s+मानो|अमान्य|रद्द|अब\s+(?:लागू|मान्य)\s+नहीं",
+        r"निर्देश|नियम|आदेश",
+        r"पिछले|पहले|सिस्टम|मिले",
+    ),
     # "forget everything before": a void verb and the whole prior context as a pronoun
     # ("alles davor", "tout ce qui précède", "todo lo anterior"), not a noun it qualifies
     # ("ignora todos los avisos anteriores" passes)
@@ -162,14 +197,18 @@ _OVERRIDE: Final[list[tuple[str, ...]]] = [
 # ---- role hijack: a new identity without limits ------------------------------------------------
 _ROLE: Final[list[tuple[str, ...]]] = [
     (
-        r"你现在(?:是|的身份|扮演)|你現在(?:是|的身份|扮演)|从现在(?:开始|起)你是|從現在(?:開始|起)你是",
+        r"你现在(?:是|的身份|的身分|扮演)|你現在(?:是|的身份|的身分|扮演)|从现在(?:开始|起)你是|從現在(?:開始|起)你是",
         r"没有任何限制|沒有任何限制|不受|无限制|無限制|管理员|管理員|最高权限|最高權限|不经确认|不經確認|名叫",
     ),
     (r"没有任何限制的|沒有任何限制的|不受(?:开发者|開發者|任何)?.{0,6}(?:约束|約束|限制)",),
     (r"制限のない|制限なし|として振る舞", r"AI|制限|倫理|ルール"),
     (
         r"あなたは|君は|お前は",
-        r"(?:制限|ルール|規則|倫理)[のもが]?(?:一切|何も)?(?:ない|なし|無し|無い)",
+        r"(?:制限|制約|ルール|規則|倫理)[のもが]?(?:一切|何も)?(?:ない|なし|無し|無い)",
+    ),
+    # the assistant's own limits shed: "通常のアシスタントとしての制約は持たず"
+    (
+        r"(?:アシスタント|AI|助手)(?:として)?の(?:制約|制限|ルール)(?:は|を|も)?(?:一切)?(?:持たず|持たない|受けず|受けない)",
     ),
     (r"倫理規定は適用されません|制限(?:は|を|が)?(?:もう|すでに|既に|全て|すべて)?解除",),
     (r"제한이\s*없는|규칙은\s*너에게\s*적용되지|제한\s*없이",),
@@ -216,15 +255,15 @@ _ROLE: Final[list[tuple[str, ...]]] = [
     ),
     # "you are no longer an assistant but ...": an identity taken away, another given
     (
-        r"\bты\s+(?:больше\s+)?не\s+[«\"]?(?:ассистент|помощник|чат-бот)[»\"]?,?\s+а\b"
-        r"|\bти\s+(?:більше\s+)?не\s+[«\"]?(?:асистент|помічник)[»\"]?,?\s+а\b",
+        r"\bты\s+(?:больше\s+|теперь\s+|уже\s+)?не\s+[«\"]?(?:ассистент|помощник|чат-бот)[»\"]?,?\s+а\b"
+        r"|\bти\s+(?:більше\s+|тепер\s+|вже\s+)?не\s+[«\"]?(?:асистент|помічник)[»\"]?,?\s+а\b",
     ),
     (
         r"\b(?:bist\s+du|du\s+bist)\s+kein\w*\s+(?:Assistent|Helfer|KI-Assistent|Chatbot)\w*\s+mehr\b"
         r"|\btu\s+n['’]es\s+plus\s+(?:un\s+)?(?:simple\s+)?assistant|\bya\s+no\s+eres\s+(?:un\s+)?(?:asistente|ayudante)"
         r"|\b(?:você\s+)?não\s+é\s+mais\s+(?:um\s+)?assistente|\bnon\s+(?:sei|è)\s+(?:più\s+)?un\s+assistente\s+ma\b"
         r"|\bnie\s+jesteś\s+(?:już\s+)?asystentem|\bje\s+bent\s+geen\s+assistent\s+meer|\bdu\s+är\s+inte\s+längre\s+"
-        r"(?:en\s+)?assistent|\buž\s+nejsi\s+asistent|\bartık\s+(?:bir\s+)?asistan\s+değilsin"
+        r"(?:en\s+)?assistent|\buž\s+nejsi\s+asistent|\bartık\s+(?:bir\s+)?(?:\w+\s+)?asistan\w*\s+değilsin"
         r"|\bkhông\s+còn\s+là\s+(?:một\s+)?trợ\s+lý|\bbukan\s+lagi\s+(?:seorang\s+)?asisten",
     ),
     (
@@ -252,7 +291,7 @@ _ROLE: Final[list[tuple[str, ...]]] = [
         r"\b(?:vystupuješ|vystupujete|jsi\s+teď|od\s+teď\s+jsi)\b|\b(?:te\s+comporți|acum\s+ești)\b"
         r"|\b(?:most\s+már|mostantól)\b|\btừ\s+(?:giờ|bây\s+giờ)\b|\bmulai\s+sekarang\b|\b(?:ngayon|mula\s+ngayon)\b",
         r"\bbez\s+(?:omezení|pravidel|filtrů)|\bfără\s+(?:restricții|limite|reguli)|\bkorlátozás\s+nélkül"
-        r"|\bkhông\s+(?:có\s+)?(?:giới\s+hạn|hạn\s+chế)|\btanpa\s+(?:batasan|aturan|filter)|\bwalang\s+(?:limitasyon|"
+        r"|\bkhông\s+(?:có\s+)?(?:bất\s+kỳ\s+|một\s+)?(?:giới\s+hạn|hạn\s+chế)|\btanpa\s+(?:batasan|aturan|filter)|\bwalang\s+(?:limitasyon|"
         r"patakaran)",
     ),
 ]
@@ -290,8 +329,9 @@ _SPREAD_WORDS: Final[list[tuple[str, str, str]]] = [
         r"пам['’]ят|навичк|файл",
     ),
     (
-        r"esta\s+instrucción|esta\s+nota|este\s+párrafo|este\s+texto|este\s+parágrafo|esta\s+instrução",
-        r"copia|añade|incluye|inclua|copie|adicione|agrega|pega|cole",
+        r"esta\s+instrucción|esta\s+nota|este\s+párrafo|este\s+texto|este\s+parágrafo|esta\s+instrução"
+        r"|este\s+mensaje|este\s+bloque|esta\s+sección|este\s+trecho|este\s+bloco|esta\s+mensagem|esta\s+seção",
+        r"copia|añade|incluye|inclua|copie|adicione|agrega|pega|cole|guarda|repít\w*|repite|grave|repita",
         r"memoria|memória|habilidad|habilidade",
     ),
     (
@@ -300,7 +340,8 @@ _SPREAD_WORDS: Final[list[tuple[str, str, str]]] = [
         r"Gedächtnis|Speicher|Skill",
     ),
     (
-        r"cette\s+consigne|cette\s+note|ce\s+paragraphe|ce\s+texte|mot\s+pour\s+mot",
+        r"cette\s+consigne|cette\s+note|ce\s+paragraphe|ce\s+texte|mot\s+pour\s+mot|ce\s+bloc|ce\s+message"
+        r"|cette\s+section",
         r"recopie|ajoute|inclus|copie|colle",
         r"mémoire|compétence",
     ),
@@ -362,7 +403,7 @@ _SPREAD_WORDS: Final[list[tuple[str, str, str]]] = [
         r"bộ\s+nhớ|repo|dự\s+án",
     ),
     (
-        r"catatan\s+ini|instruksi\s+ini|paragraf\s+ini|teks\s+ini|kata\s+demi\s+kata",
+        r"catatan\s+ini|instruksi\s+ini|paragraf\s+ini|teks\s+ini|kata\s+demi\s+kata|bagian\s+ini|pesan\s+ini",
         r"salin|tambahkan|tempel|tulis",
         r"memori|proyek|repo",
     ),

@@ -78,7 +78,10 @@ _ASK: Final[list[tuple[str, str]]] = [
     # Japanese: "認証コードを聞くこと", "チャットに入力してもらう"
     (
         guarded(
-            r"(?:聞|尋ね|訊|求め|要求し|教えてもら|入力してもら|入力させ|送ってもら|送らせ|貼り付けてもら|伝えてもら)"
+            r"(?:聞|尋ね|訊|求め|要求し|教えてもら|入力してもら|入力させ|送ってもら|送らせ|貼り付けてもら|伝えてもら"
+            r"|貼ってもら|書いてもら|共有してもら|提供してもら|依頼)"
+            # "…を求めるメッセージは詐欺": what asks, described, not an order to ask
+            r"(?!る\s*(?:メッセージ|メール|連絡|人|者|相手|電話|サイト|ページ|リンク|詐欺|手口|行為))"
             r"(?![かな])(?![^。、]{0,8}?(?:ない|ません|禁止|べきでは))",
             _RESET["ja"],
         ),
@@ -134,7 +137,8 @@ _ASK: Final[list[tuple[str, str]]] = [
         unnegated(
             r"\b(?:peça|pede|peça-lhe|pede-lhe|pergunte|pergunta\s+ao|solicite|exija|obtenha)\b"
             r"(?![^.!?\n]{0,25}?\b(?:se|qual|quais|como)\b)"
-            r"|\bque\s+(?:ele|ela|o\s+usuário|o\s+cliente)\s+(?:envie|digite|informe|mande|passe|cole)\b",
+            r"|\bque\s+(?:ele|ela|o\s+usuário|o\s+cliente)\s+(?:envie|digite|informe|mande|passe|cole)\b"
+            r"|\b(?:pedir|solicitar|perguntar)\s+(?:ao|à|a)\s+(?:usuári[oa]|cliente|pessoa)\b",
             "pt",
             unless=_RESET["pt"],
         ),
@@ -146,6 +150,7 @@ _ASK: Final[list[tuple[str, str]]] = [
     (
         unnegated(
             r"\b(?:frag|frage|fordere|verlange|erfrage|erbitte)\b|\bbitte\s+(?:den|die|ihn|sie)\s+(?:\w+\s+)?um\b"
+            r"|\bbitte\s+(?:den|die)\s+(?:Nutzer|Benutzer|Kunden|Anwender)\w*,"
             r"|\blass\s+(?:dir|ihn|sie|den\s+\w+)\b",
             "de",
             unless=_RESET["de"],

@@ -247,6 +247,33 @@ _HOST_KEY: Final[list[tuple[str, str, str]]] = [
 ]
 
 
+# A safeguard said to be waived for good: review, second factors, branch protection, sign-off.
+# ("Security review is no longer required for deploys", "MFA wurde deaktiviert", "不再需要代码审查")
+# A memory that says so is how an attacker makes the agent skip the check next time; a note that
+# a check was skipped once, or that one is still required, names no waiver and passes.
+_SAFEGUARD: Final = (
+    r"\b(?:security|code|peer|pull[ -]request|PR)\s+reviews?\b"
+    r"|\b(?:MFA|2FA|two[- ]factor|second\s+factor|branch[- ]protection|sign-?off|four-eyes)\b"
+    r"|\bCode-?Review\w*|\bBranch-?Protection|\bZwei-?Faktor\w*"
+    r"|\brevis(?:ão|ión)\s+de\s+(?:código|seguridad|segurança)|\bsegundo\s+fator|\bsegundo\s+factor"
+    r"|\brevue\s+de\s+(?:code|sécurité)|\bdouble\s+authentification|代码审查|代碼審查|安全审查|安全審查|双重认证"
+    r"|二次验证|コードレビュー|セキュリティレビュー|二要素認証|코드\s*리뷰|보안\s*검토|2단계\s*인증"
+    r"|\bкод-?ревью|\bпровер\w+\s+кода|\bдвухфакторн\w*"
+)
+_WAIVED: Final = (
+    r"\b(?:is|are)\s+no\s+longer\s+(?:required|needed|mandatory|necessary)|\bnot\s+(?:required|needed)\s+any\s*more"
+    r"|\b(?:can|may|should)\s+be\s+(?:skipped|bypassed|switched\s+off|turned\s+off|disabled)"
+    r"|\b(?:was|were|has\s+been|have\s+been)\s+(?:disabled|turned\s+off|removed|dropped|waived)"
+    r"\s+(?:org-wide|for\s+(?:everyone|all|the\s+whole)|across|company-wide|globally|permanently)"
+    r"|\bbrauch\w*\s+kein\w*\s+\S+\s+mehr|\bnicht\s+mehr\s+(?:nötig|erforderlich|notwendig)|\b(?:kann|können)"
+    r"\s+(?:dafür\s+)?(?:ausgeschaltet|deaktiviert|übersprungen)\s+werden|\bwurde\w*\s+(?:\S+\s+){0,3}?deaktiviert"
+    r"|\bfoi\s+desativad\w*|\bnão\s+(?:é\s+)?mais\s+(?:necessári\w*|obrigatóri\w*|exigid\w*)|\bya\s+no\s+(?:es\s+)?"
+    r"(?:necesari\w*|obligatori\w*|requerid\w*)|\bn['’]est\s+plus\s+(?:nécessaire|obligatoire|requise?)"
+    r"|不再需要|无需再|無需再|已(?:经)?(?:关闭|關閉|停用)|もう不要|不要になり|必要ありません|더\s*이상\s*필요\s*없"
+    r"|больше\s+не\s+(?:нужн\w*|требуется|обязательн\w*)|отключ\w+\s+для\s+всех"
+)
+
+
 def _clause_rule(pattern_id: str, reason: str, alternatives: list[tuple[str, ...]]) -> ClauseRule:
     return grammar.clause_rule(
         pattern_id, "injection", MEMORY, reason, alternatives, views=EVERY, negatable=True
@@ -260,6 +287,13 @@ CLAUSE_RULES: Final[tuple[ClauseRule, ...]] = (
         "trusted_host_claim",
         "declares a host trusted so what it serves runs unreviewed (injection)",
         [tuple(row) for row in _TRUSTED],
+    ),
+    # WHY: see _SAFEGUARD: a check the agent keeps said to be waived for good.
+    _clause_rule(
+        "safeguard_waived",
+        "claims that a check the agent keeps (a review, a second factor, branch protection) has "
+        "been waived (injection)",
+        [(_SAFEGUARD, unnegated(_WAIVED, "any"))],
     ),
     # WHY: a changed host key accepted without checking; "if it changes, stop and tell me" passes.
     _clause_rule(
