@@ -804,10 +804,19 @@ def test_scopes_nest(text: str) -> None:
 
 
 def test_clean_facts_stay_clean_when_joined_line_by_line() -> None:
-    # Shell patterns must not reach across a line break into the next fact.
+    # Shell patterns must not reach across a line break into the next fact. The learned layer
+    # reads the pair as one text: two cues of an override in one entry ("You are now on the
+    # on-call rotation" + "... forget everything about project Atlas") may tip it, and what
+    # it may refuse is bounded by its calibration (0.5 % of benign texts at the block
+    # threshold), not by zero.
     facts = [c for c in CLEAN if not c.startswith("\ufeff")]
     joined = {(a, b): scan(f"{a}\n{b}", "script") for a in facts for b in facts}
-    assert {pair: found for pair, found in joined.items() if found} == {}
+    by_rules = {
+        pair: found for pair, found in joined.items() if any(f.layer != "learned" for f in found)
+    }
+    assert by_rules == {}
+    learned = sum(1 for found in joined.values() if found)
+    assert learned <= 0.005 * len(joined)
 
 
 @pytest.mark.parametrize(
