@@ -27,7 +27,7 @@ from kenning.safety import learned
 def main() -> int:
     _, requests = trainer.public(trainer.PUBLIC)
     rows = trainer.judged(trainer.load() + requests)  # what the shipped layer scores
-    authors = sorted({s for _, _, s in rows if s.startswith("set") or s == "corpus:external-r3"})
+    authors = sorted({s for _, _, s in rows if s.startswith(("set", "corpus:external-"))})
     for held in authors:
         train = [r for r in rows if r[2] != held]
         test = [r for r in rows if r[2] == held]

@@ -21,7 +21,8 @@ into one head with the memory entries, they cost it a third of its out-of-fold r
 corpus's external dev round (0.52 -> 0.37 at 0.5 % false positives).
 
 The model is sklearn's TF-IDF (sublinear tf, smoothed idf, l2) over the hashed character
-n-grams of ``learned.features`` and a class-balanced logistic regression. Thresholds come from
+n-grams of ``learned.features`` (the memory head also over its words and word pairs) and a
+class-balanced logistic regression. Thresholds come from
 out-of-fold scores (5 folds), computed with the shipped arithmetic and float16 weights:
 ``block`` lets 0.5 % of the benign texts through, ``review`` 5 %. Texts the layer does not judge
 (fewer than ``learned.MIN_WORDS`` words: a secret alone, a hash, a one-line command) are left out
@@ -108,10 +109,10 @@ def clean_notes() -> list[str]:
     return notes
 
 
-def matrix(texts: list[str]) -> csr_matrix:
+def matrix(texts: list[str], words: bool = True) -> csr_matrix:
     rows, cols, vals = [], [], []
     for i, text in enumerate(texts):
-        buckets, counts = learned.features(text)
+        buckets, counts = learned.features(text, words)
         rows.append(np.full(len(buckets), i))
         cols.append(buckets)
         vals.append(counts)
@@ -125,13 +126,15 @@ def _as_shipped(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, dtype=np.float16).astype(np.float32)
 
 
-def fit(x: csr_matrix, y: np.ndarray) -> tuple[learned.Model, TfidfTransformer]:
+def fit(
+    x: csr_matrix, y: np.ndarray, words: bool = True
+) -> tuple[learned.Model, TfidfTransformer]:
     """TF-IDF + logistic regression, as the shipped float16 model scores it."""
     tfidf = TfidfTransformer(sublinear_tf=True)
     clf = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
     clf.fit(tfidf.fit_transform(x), y)
     weights, idf = _as_shipped(clf.coef_[0]), _as_shipped(tfidf.idf_)
-    return learned.Model(weights, idf, float(clf.intercept_[0]), 1.0, 1.0), tfidf
+    return learned.Model(weights, idf, float(clf.intercept_[0]), 1.0, 1.0, words), tfidf
 
 
 def public(path: Path) -> tuple[list[Row], list[Row]]:
@@ -150,25 +153,29 @@ def public(path: Path) -> tuple[list[Row], list[Row]]:
     return jailbreaks, requests
 
 
-def judged(rows: list[Row]) -> list[Row]:
-    """The rows the shipped layer scores (``learned.judges``); the count set aside is printed."""
-    kept = [r for r in rows if learned.judges(r[0])]
-    dropped = [r for r in rows if not learned.judges(r[0])]
-    mal = sum(r[1] for r in dropped)
-    print(f"  not judged (< {learned.MIN_WORDS} words): {mal} malicious, {len(dropped) - mal} benign")
+def judged(rows: list[Row], min_chars: int = 0) -> list[Row]:
+    """The rows the shipped head scores (``learned.judges``, at least ``min_chars`` long); the
+    count set aside is printed."""
+    kept = [r for r in rows if learned.judges(r[0]) and len(r[0]) >= min_chars]
+    dropped = len(rows) - len(kept)
+    mal = sum(r[1] for r in rows) - sum(r[1] for r in kept)
+    print(
+        f"  not judged (< {learned.MIN_WORDS} words or < {min_chars} characters):"
+        f" {mal} malicious, {dropped - mal} benign"
+    )
     return kept
 
 
-def head(name: str, rows: list[Row]) -> tuple[learned.Model, TfidfTransformer]:
-    """One head trained on the ``rows`` the layer judges; thresholds from its out-of-fold
-    scores."""
-    rows = judged(rows)
+def head(name: str, rows: list[Row], words: bool) -> tuple[learned.Model, TfidfTransformer]:
+    """One head trained on the ``rows`` the layer judges (with or without the word features);
+    thresholds from its out-of-fold scores."""
+    rows = judged(rows, learned.MIN_CHARS[name])
     texts = [r[0] for r in rows]
     y = np.array([r[1] for r in rows])
-    x = matrix(texts)
+    x = matrix(texts, words)
     oof = np.zeros(len(rows))
     for train, test in StratifiedKFold(5, shuffle=True, random_state=14).split(texts, y):
-        model, _ = fit(x[train], y[train])
+        model, _ = fit(x[train], y[train], words)
         oof[test] = [learned.score(model, texts[i]) for i in test]
     benign, malicious = oof[y == 0], oof[y == 1]
     block = float(np.quantile(benign, 1 - BLOCK_FP, method="higher")) + 1e-6
@@ -183,8 +190,9 @@ def head(name: str, rows: list[Row]) -> tuple[learned.Model, TfidfTransformer]:
         recall = f"{np.mean(oof[mal] >= block):.3f}" if mal.any() else "  -  "
         fp = f"{np.mean(oof[ben] >= block):.4f}" if ben.any() else "  -  "
         print(f"  {source:<28} recall@block {recall}  FP@block {fp}")
-    final, tfidf = fit(x, y)
-    return learned.Model(final.weights, final.idf, final.bias, block, review), tfidf
+    final, tfidf = fit(x, y, words)
+    model = learned.Model(final.weights, final.idf, final.bias, block, review, words)
+    return model, tfidf
 
 
 def main() -> int:
@@ -192,9 +200,9 @@ def main() -> int:
     # Ordinary chat requests ("How long should I train for a marathon?") are benign for both
     # heads: without them either head takes any first-person request for an attack.
     rows = load() + requests
-    memory, _ = head("memory", rows)
+    memory, _ = head("memory", rows, words=True)
     benign = [r for r in rows if r[1] == 0]
-    jailbreak, _ = head("jailbreak", benign + jailbreaks)
+    jailbreak, _ = head("jailbreak", benign + jailbreaks, words=False)
     arrays: dict[str, np.ndarray] = {}
     for name, model in zip(learned.HEADS, (memory, jailbreak), strict=True):
         arrays[f"{name}_idf"] = model.idf.astype(np.float16)
@@ -202,6 +210,7 @@ def main() -> int:
         arrays[f"{name}_bias"] = np.float32(model.bias)
         arrays[f"{name}_block"] = np.float32(model.block)
         arrays[f"{name}_review"] = np.float32(model.review)
+        arrays[f"{name}_words"] = np.bool_(model.words)
     learned.MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(learned.MODEL_PATH, **arrays)
     print(f"wrote {learned.MODEL_PATH} ({learned.MODEL_PATH.stat().st_size:,} bytes)")

@@ -5,9 +5,11 @@ percent runs, reversed lines, the learned layer's features."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import unicodedata
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -46,7 +48,7 @@ _LEET_WORD = re.compile(
 )
 
 
-def _features(text: str) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[type-arg]
+def _features(text: str, words: bool = True) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[type-arg]
     folded = (
         " "
         + " ".join(unicodedata.normalize("NFKC", text[: learned.MAX_CHARS]).casefold().split())
@@ -61,7 +63,12 @@ def _features(text: str) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[type-
         for k in range(n):
             h = h * np.uint64(1_000_003) + codes[k : len(codes) - n + 1 + k] + np.uint64(n)
         parts.append((h ^ (h >> np.uint64(29))) & np.uint64((1 << learned.BUCKETS_LOG2) - 1))
-    if not parts:
+    # the words and word pairs, each hashed on its own
+    tokens = re.findall(r"\w+", folded) if words else []
+    grams = tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
+    mask = (1 << learned.BUCKETS_LOG2) - 1
+    parts.append(np.array([zlib.crc32(b"w:" + g.encode()) & mask for g in grams], dtype=np.uint64))
+    if not sum(len(p) for p in parts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     buckets, counts = np.unique(np.concatenate(parts), return_counts=True)
     return buckets.astype(np.int64), counts.astype(np.float64)
@@ -105,9 +112,11 @@ def test_the_shortcuts_agree_on_their_hard_characters(text: str) -> None:
 @HYPOTHESIS
 @given(st.text(alphabet=st.sampled_from("ab ,.\n\u00e9\u4e00Ξ"), max_size=20))
 def test_the_learned_features_are_those_of_the_hash_summed_per_gram(text: str) -> None:
-    buckets, counts = learned.features(text)
-    expected_buckets, expected_counts = _features(text)
-    assert np.array_equal(buckets, expected_buckets) and np.array_equal(counts, expected_counts)
+    for words in (True, False):
+        buckets, counts = learned.features(text, words)
+        expected_buckets, expected_counts = _features(text, words)
+        assert np.array_equal(buckets, expected_buckets)
+        assert np.array_equal(counts, expected_counts)
 
 
 def test_the_learned_features_agree_on_the_corpus(corpus: list[str]) -> None:

@@ -1,7 +1,8 @@
 """The learned layer: a small classifier for the injections no rule lists.
 
 Logistic regression over TF-IDF weighted, hashed character 2-5-grams of the casefolded,
-NFKC text (spaces collapsed, word-boundary padded), numpy only: a 2 KB entry costs well under
+NFKC text (spaces collapsed, word-boundary padded) and, for the memory head, its words and
+word pairs, numpy only: a 2 KB entry costs well under
 a millisecond. Character n-grams carry across languages and survive the small changes a
 paraphrase makes, which is what the rules cannot do. The weights (``model/learned.npz``,
 float16) were trained by ``tools/train_safety_classifier.py`` on texts written for this
@@ -30,7 +31,9 @@ Without the weights file (a trimmed install) the layer reports nothing.
 from __future__ import annotations
 
 import functools
+import itertools
 import unicodedata
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -44,6 +47,14 @@ MODEL_PATH: Final = Path(__file__).parent / "model" / "learned.npz"
 BUCKETS_LOG2: Final = 19
 NGRAMS: Final = (2, 3, 4, 5)
 HEADS: Final = ("memory", "jailbreak")
+# The shortest text each head judges. The jailbreak head learned role-play prompts collected in
+# the wild (median 1,771 characters, 95 % over 195): on a short note that quotes one ("The
+# phrase 'you are now DAN' is a well-known jailbreak prompt", 90 characters) its score is noise.
+# Chosen on deepset's train split of injections (203, never trained on as attacks; median 125
+# characters) and the tests' hard negatives with the benign battery, retrained at each value
+# (2026-12-03): judging from 0 / 50 / 100 / 150 / 200 characters the screen blocked 76 / 80 / 78
+# / 62 / 52 injections and the layer refused 1 / 0 / 0 / 0 / 0 of the hard negatives.
+MIN_CHARS: Final = {"memory": 0, "jailbreak": 50}
 MAX_CHARS: Final = 8_000  # an entry's head: enough to judge, a bound on cost
 _PRIME: Final = np.uint64(1_000_003)
 _MASK: Final = np.uint64((1 << BUCKETS_LOG2) - 1)
@@ -67,6 +78,10 @@ _UNSPACED: Final = compiled.regex(
 )
 
 
+# A word for the word features: a run of letters, digits and underscores in any script.
+_WORD: Final = compiled.regex(r"\w+")
+
+
 @dataclass(frozen=True)
 class Model:
     """One head: weights over the shared features, its bias and thresholds."""
@@ -76,6 +91,8 @@ class Model:
     bias: float
     block: float
     review: float
+    words: bool = False  # whether the head reads the word features (see ``_word_buckets``)
+    min_chars: int = 0  # the shortest text the head judges (``MIN_CHARS``)
 
 
 def words(text: str, enough: int = MIN_WORDS) -> int:
@@ -101,9 +118,18 @@ def judges(text: str) -> bool:
     return words(text) >= MIN_WORDS
 
 
-def features(text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+def features(
+    text: str, words: bool = True
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
     """The hashed n-gram buckets of ``text`` and how often each occurs (what the weights
-    index). The hash is fixed arithmetic, never Python's per-process salted ``hash``."""
+    index): its character 2-5-grams and, with ``words``, its words and word pairs. The hash
+    is fixed arithmetic, never Python's per-process salted ``hash``."""
+    chars, word_part = _parts(text)
+    return _counted([*chars, word_part] if words else chars)
+
+
+def _parts(text: str) -> tuple[list[npt.NDArray[np.uint64]], npt.NDArray[np.uint64]]:
+    """(the buckets of the character n-grams, one array per n; those of the words and pairs)."""
     folded = (
         " " + " ".join(unicodedata.normalize("NFKC", text[:MAX_CHARS]).casefold().split()) + " "
     )
@@ -119,19 +145,47 @@ def features(text: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]
         h = h[:-1] * _PRIME + codes[n - 1 :] + np.uint64(_STEP[n])
         if n in NGRAMS:
             parts.append((h ^ (h >> np.uint64(29))) & _MASK)
-    if not parts:
+    return parts, _word_buckets(folded)
+
+
+def _counted(
+    parts: list[npt.NDArray[np.uint64]],
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    if not sum(len(p) for p in parts):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
     # Buckets fit 19 bits: sorted as int32 (what unique does) they sort twice as fast.
     buckets, counts = np.unique(np.concatenate(parts).astype(np.int32), return_counts=True)
     return buckets.astype(np.int64), counts.astype(np.float64)
 
 
+def _word_buckets(folded: str) -> npt.NDArray[np.uint64]:
+    """The buckets of the words and word pairs of ``folded``, in the character n-grams'
+    table. A pair of words ("system message", "earlier rules") says what a paraphrase is
+    about where its characters are spread over several n-grams: in training, leaving each
+    author out in turn (14 authors, dev data only), they raised the memory head's recall on
+    the author left out from .513 to .524 at about the same false positives (.0075 -> .0060).
+    The jailbreak head reads characters only: its public role-play prompts say "you are" so
+    often that with the pairs it refused "You are allowed to push to your own feature
+    branches." (its recall, .96-.97 out of fold, needs no more)."""
+    tokens = _WORD.findall(folded)
+    grams = tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
+    # crc32 of the gram with a prefix no character n-gram has: fixed, fast, not salted.
+    return (
+        np.fromiter(
+            (zlib.crc32(b"w:" + g.encode("utf-8")) for g in grams),
+            dtype=np.uint64,
+            count=len(grams),
+        )
+        & _MASK
+    )
+
+
 def score(model: Model, text: str) -> float:
     """The probability-like score in [0, 1] that ``text`` is an injection; 0.0 for a text
     the layer does not judge."""
-    if not judges(text):
+    if not judges(text) or len(text) < model.min_chars:
         return 0.0
-    return _score(model, *features(text))
+    return _score(model, *features(text, model.words))
 
 
 def _score(model: Model, buckets: npt.NDArray[np.int64], counts: npt.NDArray[np.float64]) -> float:
@@ -167,6 +221,8 @@ def heads() -> tuple[Model, ...]:
                 bias=float(data[f"{name}_bias"]),
                 block=float(data[f"{name}_block"]),
                 review=float(data[f"{name}_review"]),
+                words=bool(data[f"{name}_words"]) if f"{name}_words" in data else False,
+                min_chars=MIN_CHARS[name],
             )
             for k, name in enumerate(HEADS)
         )
@@ -183,6 +239,14 @@ def verdict(text: str) -> tuple[bool, float]:
     found = heads()
     if not found or not judges(text):
         return False, 0.0
-    buckets, counts = features(text)  # once for every head
-    scores = [_score(model, buckets, counts) for model in found]
+    chars, word_part = _parts(text)  # once for every head
+    read = {
+        words: _counted([*chars, word_part] if words else chars)
+        for words in (False, True)
+        if any(model.words == words for model in found)
+    }
+    scores = [
+        _score(model, *read[model.words]) if len(text) >= model.min_chars else 0.0
+        for model in found
+    ]
     return any(s >= m.block for s, m in zip(scores, found, strict=True)), scores[0]
