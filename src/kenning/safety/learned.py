@@ -240,13 +240,15 @@ def verdict(text: str) -> tuple[bool, float]:
     if not found or not judges(text):
         return False, 0.0
     chars, word_part = _parts(text)  # once for every head
+    scoring = [len(text) >= model.min_chars for model in found]
+    # each kind of count once, and only for the heads that judge a text this long
     read = {
-        words: _counted([*chars, word_part] if words else chars)
-        for words in (False, True)
-        if any(model.words == words for model in found)
+        model.words: _counted([*chars, word_part] if model.words else chars)
+        for model, judged in zip(found, scoring, strict=True)
+        if judged
     }
     scores = [
-        _score(model, *read[model.words]) if len(text) >= model.min_chars else 0.0
-        for model in found
+        _score(model, *read[model.words]) if judged else 0.0
+        for model, judged in zip(found, scoring, strict=True)
     ]
     return any(s >= m.block for s, m in zip(scores, found, strict=True)), scores[0]
