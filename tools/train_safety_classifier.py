@@ -48,6 +48,9 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from kenning.safety import learned  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+import safety_docs_corpus as docs_corpus  # noqa: E402
+
 CORPUS = ROOT / "tests" / "safety" / "corpus" / "corpus.jsonl"
 TRAINING = sorted((ROOT / "tests" / "safety" / "training").glob("set*.jsonl"))
 PUBLIC = Path("/work/data-cache/public.jsonl")  # built as model/README.md says
@@ -58,6 +61,9 @@ CLEAN_FILES = sorted((ROOT / "tests" / "safety").glob("test_patterns*.py")) + [
     ROOT / "tests" / "safety" / "test_mentions.py"
 ]
 BATTERY = ROOT / "tests" / "safety" / "battery" / "benign.jsonl"
+# Documentation paragraphs (tools/safety_docs_corpus.py): the standard library's docstrings,
+# dev groups only; its held-out groups, installed packages and Debian's docs stay unseen.
+DOC_SOURCES = ("stdlib", "debian")
 # Besides every list named *CLEAN: the lists of texts the tests keep clean under other names.
 KEPT_CLEAN_LISTS = ("MENTIONS", "INERT", "NOT_DEMOTED")
 BLOCK_FP = 0.005
@@ -87,6 +93,8 @@ def load() -> list[Row]:
                     rows.append((para, 0, "kenning-docs"))
     rows += [(note, 0, "tests-clean") for note in clean_notes()]
     rows += [(r["text"], 0, "tests-battery") for r in _jsonl(BATTERY)]
+    for r in docs_corpus.rows(DOC_SOURCES, "dev"):
+        rows.append((r["text"], 0, f"docs-{r['source'].split(':')[0]}"))
     seen: set[str] = set()
     unique = [r for r in rows if not (r[0] in seen or seen.add(r[0]))]  # type: ignore[func-returns-value]
     return unique
@@ -178,8 +186,12 @@ def head(name: str, rows: list[Row], words: bool) -> tuple[learned.Model, TfidfT
         model, _ = fit(x[train], y[train], words)
         oof[test] = [learned.score(model, texts[i]) for i in test]
     benign, malicious = oof[y == 0], oof[y == 1]
-    block = float(np.quantile(benign, 1 - BLOCK_FP, method="higher")) + 1e-6
-    review = float(np.quantile(benign, 1 - REVIEW_FP, method="higher")) + 1e-6
+    # Each family of benign text gets the false-positive rate on its own: thousands of easy
+    # documentation paragraphs would otherwise pull the threshold down onto the hard notes.
+    docs = np.array([r[2].startswith("docs-") for r in rows])
+    families = [f for f in (oof[(y == 0) & docs], oof[(y == 0) & ~docs]) if len(f)]
+    block = max(float(np.quantile(f, 1 - BLOCK_FP, method="higher")) for f in families) + 1e-6
+    review = max(float(np.quantile(f, 1 - REVIEW_FP, method="higher")) for f in families) + 1e-6
     print(f"{name}: {len(rows)} texts ({int(y.sum())} malicious); out-of-fold, 5 folds:")
     for label, thr in (("block", block), ("review", review)):
         recall, fp = np.mean(malicious >= thr), np.mean(benign >= thr)

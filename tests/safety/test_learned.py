@@ -151,3 +151,19 @@ def test_no_text_of_the_benign_battery_is_refused() -> None:
     assert len(rows) > 300
     refused = [(r["test"], r["text"][:80]) for r in rows if learned.verdict(r["text"])[0]]
     assert refused == []
+
+
+def test_documentation_it_was_not_trained_on_is_rarely_refused() -> None:
+    # The standard library's held-out modules (tools/safety_docs_corpus.py; the trainer reads
+    # only the dev ones): real prose about passwords, tokens, sockets, shells and priorities,
+    # which the jailbreak head refused 10.7 % of before it was trained on documentation.
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    sys.path.insert(0, str(tools))
+    try:
+        import safety_docs_corpus as docs
+    finally:
+        sys.path.remove(str(tools))
+    rows = docs.rows(["stdlib"], "heldout")
+    assert len(rows) > 1000
+    refused = [r["id"] for r in rows if learned.verdict(r["text"])[0]]
+    assert len(refused) <= 0.01 * len(rows), refused

@@ -314,6 +314,9 @@ SUPPLY_CLEAN: list[str] = [
     "Verify the name: `requests`, not `reqeusts`; `python-dateutil`, not `python-dateutils`.",
     "Watch out for typosquats such as `colourama` and `lodahs` in requirements files.",
     "Die Pakete `colros` statt `colors` waren ein Typosquatting-Fall im letzten Jahr.",
+    # functions in backticks: code, not packages (their words are not package names)
+    "Clients should use :func:`open_websocket` or :func:`open_websocket_url` instead.",
+    "Use ``serve_websocket_app`` to accept connections rather than the raw handler.",
 ]
 
 SUPPLY_ATTACKS: list[tuple[str, str]] = [

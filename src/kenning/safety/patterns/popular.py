@@ -125,15 +125,16 @@ _TOKEN: Final = compiled.regex(r"[A-Za-z0-9][\w.-]*")
 _VERSION: Final = compiled.regex(r"(?:@|==|>=|<=|~=|!=)\S*$|\.git$")
 
 
-def lookalike_of(text: str) -> tuple[str, str] | None:
+def lookalike_of(text: str, *, parts: bool = True) -> tuple[str, str] | None:
     """The first package or organisation name in ``text`` that imitates a popular one, as
-    (name, the popular name), or None."""
+    (name, the popular name), or None; with ``parts`` also a hyphenated name's parts
+    ("jsonwebtoken-secure")."""
     for raw in re.findall(r"[@\w./-]+", text):
         path = _VERSION.sub("", raw.lower().replace("_", "-"))
         pieces = [p for p in path.split("/") if p]
         for piece in pieces:
-            parts = piece.split("-") if "-" in piece else []
-            for name in [piece, *parts]:  # the whole name first, then its parts
+            words = piece.split("-") if parts and "-" in piece else []
+            for name in [piece, *words]:  # the whole name first, then its parts
                 if not _TOKEN.fullmatch(name):
                     continue
                 popular = _squat_of(name)

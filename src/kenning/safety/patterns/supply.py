@@ -254,7 +254,7 @@ _ORG: Final = compiled.regex(r"\b(?:github\.com|gitlab\.com)/([\w.-]{4,60})")
 # A name in backticks, unless a negation stands right before it ("`requests`, not `reqeusts`").
 _BACKTICKED: Final = multilingual_regex(
     r"""(?<!\bnot\s)(?<!\bno\s)(?<!nicht\s)(?<!\bpas\s)(?<!\bnão\s)(?<!\bnie\s)(?<!\bне\s)
-        (?<!不是)(?<!而非)(?<!而不是)(?<!아닌)`([@\w./-]{4,120})`"""
+        (?<!不是)(?<!而非)(?<!而不是)(?<!아닌)(?<!:)`([@\w./-]{4,120})`"""
 )
 
 
@@ -268,10 +268,13 @@ def _squat_in_line(line: str) -> tuple[str, str] | None:
     for m in _INSTALLED.finditer(line):
         names.extend(w for w in m.group(1).split() if not w.startswith("-"))
     names.extend(_ORG.findall(line))
+    quoted: list[str] = []
     if "`" in line and _PACKAGE_CUE_RX.search(line):
-        names.extend(_BACKTICKED.findall(line))
-    for name in names:
-        found = lookalike_of(name)
+        quoted = _BACKTICKED.findall(line)
+    for name in [*names, *quoted]:
+        # Quoted in prose, a name with an underscore is code (`open_websocket`, a function),
+        # so only the whole of it can imitate a package, not its words ("websocket").
+        found = lookalike_of(name, parts=not (name in quoted and "_" in name))
         if found is not None:
             return None if _SQUAT_MENTION.search(line) else found
     return None

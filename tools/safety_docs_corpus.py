@@ -1,0 +1,168 @@
+"""Documentation paragraphs as benign text for the threat screen: to train on, and to measure on.
+
+    python tools/safety_docs_corpus.py --split heldout --out /tmp/docs_heldout.jsonl
+    kenning bench safety --corpus /tmp/docs_heldout.jsonl --channel memory
+
+Real documentation mentions everything a rule or a classifier looks for -- passwords,
+tokens, ``curl``, ssh, base64, "ignore", "system", priorities -- in prose no attacker wrote,
+so it is the hard negative a memory screen meets most (skills are documentation; so are the
+notes an agent keeps about a tool). Sources, all already on a machine that runs Kenning:
+
+- ``stdlib``: the docstrings of the running Python's standard library (PSF licence);
+- ``site``: the docstrings of the packages installed beside Kenning (their own licences);
+- ``debian``: the README and ``*.md``/``*.txt`` files under ``/usr/share/doc``.
+
+A paragraph is a blank-line-separated block of 80-2,000 characters with at least 8 words of
+three letters or more. Each module or package is one group; a group is ``dev`` or ``heldout``
+by a hash of its name (so a module's paragraphs never straddle the split), and at most
+``PER_GROUP`` paragraphs are taken from it (a seeded sample: big modules do not dominate).
+The trainer (``tools/train_safety_classifier.py``) reads only the ``stdlib`` source's dev
+groups; everything else -- the stdlib's held-out groups, every installed package, Debian's
+documentation -- it never sees, so those measure the screen on documentation it was not
+trained on. Kenning's own package is left out (its README is trained on as it is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import gzip
+import json
+import random
+import re
+import sys
+import sysconfig
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+PER_GROUP = 40
+SOURCES = ("stdlib", "site", "debian")
+_SKIP_DIRS = {
+    "kenning",
+    "idlelib",
+    "lib2to3",
+    "pydoc_data",
+    "ensurepip",
+    "site-packages",
+    "__pycache__",
+}
+_WORDS = re.compile(r"[A-Za-z]{3,}")
+
+Row = dict[str, str]
+
+
+def split_of(group: str) -> str:
+    """``dev`` or ``heldout``, by a stable hash of the group's name."""
+    return "dev" if zlib.crc32(group.encode("utf-8")) % 2 == 0 else "heldout"
+
+
+def paragraphs(text: str) -> Iterator[str]:
+    for block in re.split(r"\n\s*\n", text):
+        para = "\n".join(line.rstrip() for line in block.strip("\n").splitlines()).strip()
+        if 80 <= len(para) <= 2000 and len(_WORDS.findall(para)) >= 8:
+            yield para
+
+
+def _skipped(folder: str) -> bool:
+    return folder in _SKIP_DIRS or folder.startswith("test") or folder.endswith(".dist-info")
+
+
+def _docstrings(path: Path) -> Iterator[str]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, ValueError, OSError):
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            doc = ast.get_docstring(node)
+            if doc:
+                yield doc
+
+
+def _python_groups(root: Path, source: str) -> dict[str, set[str]]:
+    groups: dict[str, set[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        top = parts[0].removesuffix(".py")
+        if any(_skipped(p) for p in (top, *parts[:-1])) or (source == "site" and top[:1] == "_"):
+            continue
+        bucket = groups.setdefault(f"{source}:{top}", set())
+        for doc in _docstrings(path):
+            bucket.update(paragraphs(doc))
+    return groups
+
+
+def _debian_groups(root: Path = Path("/usr/share/doc")) -> dict[str, set[str]]:
+    groups: dict[str, set[str]] = {}
+    for path in sorted(root.glob("*/*")):
+        name = path.name.lower().removesuffix(".gz")
+        if not path.is_file() or not (name.startswith("readme") or name.endswith((".md", ".txt"))):
+            continue
+        try:
+            raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+            text = raw.decode("utf-8")
+        except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile):
+            continue
+        groups.setdefault(f"debian:{path.parent.name}", set()).update(paragraphs(text))
+    return groups
+
+
+def groups(source: str) -> dict[str, set[str]]:
+    if source == "stdlib":
+        return _python_groups(Path(sysconfig.get_paths()["stdlib"]), source)
+    if source == "site":
+        return _python_groups(Path(sysconfig.get_paths()["purelib"]), source)
+    if source == "debian":
+        return _debian_groups()
+    raise ValueError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
+
+
+def rows(sources: Iterable[str], split: str) -> list[Row]:
+    """The sampled paragraphs of ``sources`` in ``split`` (``dev``, ``heldout`` or ``all``),
+    as benign rows of the screen's corpus format."""
+    out: list[Row] = []
+    for source in sources:
+        for group, found in sorted(groups(source).items()):
+            where = split_of(group)
+            if split not in ("all", where):
+                continue
+            sample = sorted(found)
+            random.Random(group).shuffle(sample)
+            for i, text in enumerate(sample[:PER_GROUP]):
+                out.append(
+                    {
+                        "id": f"{group}#{i}",
+                        "text": text,
+                        "label": "benign",
+                        "category": "documentation",
+                        "language": "en",
+                        "split": where,
+                        "source": group,
+                    }
+                )
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--split", choices=("dev", "heldout", "all"), default="heldout")
+    parser.add_argument(
+        "--source", action="append", choices=SOURCES, help="repeatable; default: all three"
+    )
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args()
+    found = rows(args.source or SOURCES, args.split)
+    with args.out.open("w", encoding="utf-8") as handle:
+        for row in found:
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    by_source: dict[str, int] = {}
+    for row in found:
+        key = row["source"].split(":", 1)[0]
+        by_source[key] = by_source.get(key, 0) + 1
+    print(f"wrote {len(found):,} paragraphs to {args.out} ({by_source})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
