@@ -80,14 +80,17 @@ def _docstrings(path: Path) -> Iterator[str]:
                 yield doc
 
 
-def _python_groups(root: Path, source: str) -> dict[str, set[str]]:
+def _python_groups(root: Path, source: str, split: str) -> dict[str, set[str]]:
     groups: dict[str, set[str]] = {}
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).parts
         top = parts[0].removesuffix(".py")
         if any(_skipped(p) for p in (top, *parts[:-1])) or (source == "site" and top[:1] == "_"):
             continue
-        bucket = groups.setdefault(f"{source}:{top}", set())
+        group = f"{source}:{top}"
+        if split not in ("all", split_of(group)):
+            continue  # not parsed at all: most of the time goes to parsing
+        bucket = groups.setdefault(group, set())
         for doc in _docstrings(path):
             bucket.update(paragraphs(doc))
     return groups
@@ -108,11 +111,12 @@ def _debian_groups(root: Path = Path("/usr/share/doc")) -> dict[str, set[str]]:
     return groups
 
 
-def groups(source: str) -> dict[str, set[str]]:
+def groups(source: str, split: str = "all") -> dict[str, set[str]]:
+    """Each group's paragraphs (Python sources: only the groups of ``split`` are read)."""
     if source == "stdlib":
-        return _python_groups(Path(sysconfig.get_paths()["stdlib"]), source)
+        return _python_groups(Path(sysconfig.get_paths()["stdlib"]), source, split)
     if source == "site":
-        return _python_groups(Path(sysconfig.get_paths()["purelib"]), source)
+        return _python_groups(Path(sysconfig.get_paths()["purelib"]), source, split)
     if source == "debian":
         return _debian_groups()
     raise ValueError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
@@ -123,7 +127,7 @@ def rows(sources: Iterable[str], split: str) -> list[Row]:
     as benign rows of the screen's corpus format."""
     out: list[Row] = []
     for source in sources:
-        for group, found in sorted(groups(source).items()):
+        for group, found in sorted(groups(source, split).items()):
             where = split_of(group)
             if split not in ("all", where):
                 continue

@@ -21,6 +21,8 @@ approvals, harvest secrets or hijack tools),
 :mod:`.payloads` and :mod:`.commands` (commands that leak, persist, destroy or run remote
 code), :mod:`.leaks` (secrets shown in replies, copied out, read into URLs; money
 redirected), :mod:`.scripts` (the same payloads as Python or Node code, for skill scripts),
+:mod:`.code_blocks` (code planted in the agent's output, collected and sent or fetched and run
+across the lines of a block),
 :mod:`.credentials` and :mod:`.secrets` (secrets pasted as text); :mod:`.schema` defines a row
 and the scopes.
 
@@ -38,6 +40,7 @@ from typing import Final
 from kenning.safety.patterns import (
     approvals,
     authority,
+    code_blocks,
     commands,
     concealment,
     credentials,
@@ -125,6 +128,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
     *indirect.PATTERNS,
     *commands.PATTERNS,
     *flows.PATTERNS,
+    *code_blocks.PATTERNS,
     *supply.PATTERNS,
     *guards.PATTERNS,
     *leaks.PATTERNS,
