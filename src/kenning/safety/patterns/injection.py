@@ -10,6 +10,7 @@ only: a rule file (SOUL.md, AGENTS.md) is instructions by design.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from kenning.safety.patterns.schema import (
@@ -21,6 +22,47 @@ from kenning.safety.patterns.schema import (
 )
 
 _R_IGNORE: Final = "tries to override the model's instructions (prompt injection)"
+
+# The words of the canonical override, for the row that reads them misspelt.
+_OVERRIDE_NOUNS: Final = ("instructions", "instruction", "directives", "guidelines", "prompts")
+_EARLIER: Final = ("previous", "prior", "preceding", "above", "earlier", "your")
+
+
+def _slips(word: str, target: str) -> int:
+    """Edits (insert, delete, substitute, swap two neighbours) from ``word`` to ``target``."""
+    prev2: list[int] = []
+    prev = list(range(len(target) + 1))
+    for i, a in enumerate(word, 1):
+        row = [i]
+        for j, b in enumerate(target, 1):
+            cost = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a != b))
+            if i > 1 and j > 1 and a == target[j - 2] and word[i - 2] == b:
+                cost = min(cost, prev2[j - 2] + 1)
+            row.append(cost)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _near(word: str, targets: tuple[str, ...]) -> bool:
+    """Within one slip of a target (two for words of eight letters or more)."""
+    word = word.lower()
+    allowed = 2 if len(word) >= 8 else 1
+    return any(_slips(word, t) <= allowed for t in targets)
+
+
+def _not_misspelt_override(match: str) -> bool:
+    """True (ordinary text) unless the match's last two words are an override's, misspelt:
+    "ignore your previous iunstructions", "forget all previus instrucions". Spelt right, the
+    rows above report it; "ignore the previous warning" is not an override at all."""
+    words = re.findall(r"[a-z]+", match.lower())  # the gaps may be "-", "_" or markdown
+    if len(words) < 3:
+        return True
+    earlier, noun = words[-2], words[-1]
+    if noun in _OVERRIDE_NOUNS and earlier in _EARLIER:
+        return True  # spelt right: ignore_previous_instructions' own
+    return not (_near(noun, _OVERRIDE_NOUNS) and _near(earlier, _EARLIER))
+
+
 _R_ROLE: Final = "tries to give the model a new identity or role (prompt injection)"
 _R_CONCEAL: Final = "tries to make the model conceal things from the user (prompt injection)"
 
@@ -55,6 +97,21 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?!\s+(?:in|from|inside|under|for|of)\b)
             # "bypass the system prompt"
           | \b(?:ignore|disregard|forget|bypass)\s+(?:the|this|any)\s+system\s+prompt\b
+        """),
+    ),
+    # WHY: the canonical override misspelt, as attackers and hurried people type it ("ignore
+    # your previous iunstructions"); "ignore the previous warning" is about something else.
+    Pattern(
+        pattern_id="ignore_previous_misspelt",
+        category="injection",
+        scopes=MEMORY,
+        reason=_R_IGNORE,
+        negatable=True,
+        exempt=_not_misspelt_override,
+        regex=english_regex(r"""
+            # "ignore your previous iunstructions", "disregard all prior instrcutions"
+            \b(?:ignore|disregard|forget)\s+(?:(?:all|any|every|of|the|these|those)\s+){0,3}
+            (?:your\s+)?[a-z]{3,10}\s+[a-z]{5,15}\b
         """),
     ),
     # WHY: the same with "disregard"; "Disregard the instructions in README.md" passes.
@@ -255,6 +312,10 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             # "### System:", "<<SYS>>", "[INST]", "[System note]", "<system_prompt>"
           | ^[ \t>]*\#{1,6}[ \t]*(?:system|assistant|developer)
             (?:[ \t]+(?:prompt|message|instructions?|override))?[ \t]*[:：]
+            # the same in brackets or parentheses, maybe after a heading's hashes and with _ or -:
+            # "###(system_message) ...", "[system_prompt]", "(developer-instructions)"
+          | ^[ \t>]*\#{0,6}[ \t]*[(\[][ \t]*(?:system|developer)[ \t_-]+
+            (?:message|prompt|note|override|instructions?)[ \t]*[)\]]
           | ^[ \t>]*<<[ \t]*/?sys[ \t]*>>
           | ^[ \t>]*\[[ \t]*
             (?:system|sys|inst|/inst|developer
