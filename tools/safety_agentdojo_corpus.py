@@ -19,9 +19,10 @@ repository.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
+
+from corpus_rows import Row, row, write
 
 USER, MODEL = "Emma Johnson", "Claude"
 
@@ -41,24 +42,23 @@ def templates() -> dict[str, str]:
     }
 
 
-def rows(version: str) -> list[dict[str, str]]:
+def rows(version: str) -> list[Row]:
     from agentdojo.task_suite.load_suites import get_suites
 
-    out: list[dict[str, str]] = []
+    out: list[Row] = []
     for suite_name, suite in get_suites(version).items():
         for task_id, task in suite.injection_tasks.items():
             for name, template in templates().items():
                 text = template.format(goal=task.GOAL, user=USER, model=MODEL).strip()
                 out.append(
-                    {
-                        "id": f"{suite_name}-{task_id}-{name}",
-                        "text": text,
-                        "label": "malicious",
-                        "category": name,
-                        "language": "en",
-                        "split": "heldout",
-                        "source": f"agentdojo-{suite_name}",
-                    }
+                    row(
+                        f"{suite_name}-{task_id}-{name}",
+                        text,
+                        label="malicious",
+                        category=name,
+                        split="heldout",
+                        source=f"agentdojo-{suite_name}",
+                    )
                 )
     return out
 
@@ -69,10 +69,7 @@ def main() -> int:
     parser.add_argument("--suites", default="v1.2", help="AgentDojo's benchmark version")
     args = parser.parse_args()
     found = rows(args.suites)
-    with args.out.open("w", encoding="utf-8") as handle:
-        for row in found:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(found)} rows to {args.out}")
+    write(found, args.out)
     return 0
 
 

@@ -24,11 +24,13 @@ import json
 import sys
 from pathlib import Path
 
+from corpus_rows import Row, row, write
+
 SPLITS = {"train": "dev", "test": "heldout"}
 
 
-def rows(bipia: Path) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
+def rows(bipia: Path) -> list[Row]:
+    out: list[Row] = []
     for name, split in SPLITS.items():
         path = bipia / "benchmark" / f"code_attack_{name}.json"
         if not path.is_file():
@@ -36,15 +38,14 @@ def rows(bipia: Path) -> list[dict[str, str]]:
         for kind, texts in json.loads(path.read_text(encoding="utf-8")).items():
             for i, text in enumerate(texts):
                 out.append(
-                    {
-                        "id": f"bipia-{name}-{kind}-{i}",
-                        "text": text,
-                        "label": "malicious",
-                        "category": "code_attack",
-                        "language": "en",
-                        "split": split,
-                        "source": "bipia-code",
-                    }
+                    row(
+                        f"bipia-{name}-{kind}-{i}",
+                        text,
+                        label="malicious",
+                        category="code_attack",
+                        split=split,
+                        source="bipia-code",
+                    )
                 )
     return out
 
@@ -55,10 +56,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     found = rows(args.bipia)
-    with args.out.open("w", encoding="utf-8") as handle:
-        for row in found:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(found)} rows to {args.out}")
+    write(found, args.out)
     return 0
 
 

@@ -27,14 +27,16 @@ from __future__ import annotations
 import argparse
 import ast
 import gzip
-import json
 import random
 import re
 import sys
 import sysconfig
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from corpus_rows import Row, row, write
 
 PER_GROUP = 40
 SOURCES = ("stdlib", "site", "debian")
@@ -48,8 +50,6 @@ _SKIP_DIRS = {
     "__pycache__",
 }
 _WORDS = re.compile(r"[A-Za-z]{3,}")
-
-Row = dict[str, str]
 
 
 def split_of(group: str) -> str:
@@ -135,15 +135,14 @@ def rows(sources: Iterable[str], split: str) -> list[Row]:
             random.Random(group).shuffle(sample)
             for i, text in enumerate(sample[:PER_GROUP]):
                 out.append(
-                    {
-                        "id": f"{group}#{i}",
-                        "text": text,
-                        "label": "benign",
-                        "category": "documentation",
-                        "language": "en",
-                        "split": where,
-                        "source": group,
-                    }
+                    row(
+                        f"{group}#{i}",
+                        text,
+                        label="benign",
+                        category="documentation",
+                        split=where,
+                        source=group,
+                    )
                 )
     return out
 
@@ -157,14 +156,8 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     found = rows(args.source or SOURCES, args.split)
-    with args.out.open("w", encoding="utf-8") as handle:
-        for row in found:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    by_source: dict[str, int] = {}
-    for row in found:
-        key = row["source"].split(":", 1)[0]
-        by_source[key] = by_source.get(key, 0) + 1
-    print(f"wrote {len(found):,} paragraphs to {args.out} ({by_source})")
+    write(found, args.out)
+    print("by source:", dict(Counter(r["source"].split(":", 1)[0] for r in found)))
     return 0
 
 

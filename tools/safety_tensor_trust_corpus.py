@@ -23,14 +23,16 @@ import sys
 import zlib
 from pathlib import Path
 
+from corpus_rows import Row, row, write
+
 FILES = {
     "hijacking": "benchmarks/hijacking-robustness/v1/hijacking_robustness_dataset.jsonl",
     "extraction": "benchmarks/extraction-robustness/v1/extraction_robustness_dataset.jsonl",
 }
 
 
-def rows(data: Path) -> list[dict[str, str]]:
-    out: list[dict[str, str]] = []
+def rows(data: Path) -> list[Row]:
+    out: list[Row] = []
     for kind, name in FILES.items():
         path = data / name
         if not path.is_file():
@@ -40,15 +42,14 @@ def rows(data: Path) -> list[dict[str, str]]:
         for text in attacks:
             crc = zlib.crc32(text.encode("utf-8"))
             out.append(
-                {
-                    "id": f"tt-{kind}-{crc:08x}",
-                    "text": text,
-                    "label": "malicious",
-                    "category": kind,
-                    "language": "en",
-                    "split": "dev" if crc % 2 == 0 else "heldout",
-                    "source": "tensor-trust",
-                }
+                row(
+                    f"tt-{kind}-{crc:08x}",
+                    text,
+                    label="malicious",
+                    category=kind,
+                    split="dev" if crc % 2 == 0 else "heldout",
+                    source="tensor-trust",
+                )
             )
     return out
 
@@ -59,10 +60,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args()
     found = rows(args.data)
-    with args.out.open("w", encoding="utf-8") as handle:
-        for row in found:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print(f"wrote {len(found)} rows to {args.out}")
+    write(found, args.out)
     return 0
 
 

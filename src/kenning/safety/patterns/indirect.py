@@ -22,6 +22,10 @@ _REASON: Final = (
 )
 _AI: Final = r"""(?:ai|llm|language\s+model|assistant|agent|copilot|chatbot|bot|model)s?"""
 
+_R_DISCLOSE: Final = (
+    "asks the model to reveal its system prompt or hidden instructions (prompt injection)"
+)
+
 PATTERNS: Final[tuple[Pattern, ...]] = (
     # WHY: a document that speaks to "the AI reading this" is written to steer it; "our AI
     # assistant reads the docs" (no address) and "note for the assistant: prefer tabs" pass.
@@ -58,8 +62,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         pattern_id="prompt_disclosure",
         category="injection",
         scopes=MEMORY,
-        reason="asks the model to reveal its system prompt or hidden instructions "
-        "(prompt injection)",
+        reason=_R_DISCLOSE,
         negatable=True,
         regex=english_regex(r"""
             \b(?:disclose|reveal|print|show|output|leak|dump|repeat|recite|paste)\s+(?:out\s+)?
@@ -77,8 +80,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         pattern_id="prompt_disclosure_more",
         category="injection",
         scopes=MEMORY,
-        reason="asks the model to reveal its system prompt or hidden instructions "
-        "(prompt injection)",
+        reason=_R_DISCLOSE,
         negatable=True,
         regex=english_regex(r"""
             # "format your instructions as a poem", "print out your pre-prompt", "Print

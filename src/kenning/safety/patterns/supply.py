@@ -271,10 +271,11 @@ def _squat_in_line(line: str) -> tuple[str, str] | None:
     quoted: list[str] = []
     if "`" in line and _PACKAGE_CUE_RX.search(line):
         quoted = _BACKTICKED.findall(line)
-    for name in [*names, *quoted]:
-        # Quoted in prose, a name with an underscore is code (`open_websocket`, a function),
-        # so only the whole of it can imitate a package, not its words ("websocket").
-        found = lookalike_of(name, parts=not (name in quoted and "_" in name))
+    # Quoted in prose, a name with an underscore is code (`open_websocket`, a function), so
+    # only the whole of it can imitate a package, not its words ("websocket").
+    judged = [(name, True) for name in names] + [(name, "_" not in name) for name in quoted]
+    for name, parts in judged:
+        found = lookalike_of(name, parts=parts)
         if found is not None:
             return None if _SQUAT_MENTION.search(line) else found
     return None
