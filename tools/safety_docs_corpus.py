@@ -33,13 +33,16 @@ import sys
 import sysconfig
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from corpus_rows import Row, row, write
 
 PER_GROUP = 40
 SOURCES = ("stdlib", "site", "debian")
+DOC_CHARS = 8_000  # kenning.safety.learned.MAX_CHARS: what the layer reads of a text
+DOC_MIN = 500  # shorter files are paragraphs already
+_OPEN = re.compile(r"Apache License|MIT License|Permission is hereby granted|BSD", re.I)
 _SKIP_DIRS = {
     "kenning",
     "idlelib",
@@ -96,19 +99,96 @@ def _python_groups(root: Path, source: str, split: str) -> dict[str, set[str]]:
     return groups
 
 
-def _debian_groups(root: Path = Path("/usr/share/doc")) -> dict[str, set[str]]:
-    groups: dict[str, set[str]] = {}
+def _debian_files(root: Path = Path("/usr/share/doc")) -> Iterator[tuple[str, str]]:
+    """(group, text) of each README / ``*.md`` / ``*.txt`` under ``root``."""
     for path in sorted(root.glob("*/*")):
         name = path.name.lower().removesuffix(".gz")
         if not path.is_file() or not (name.startswith("readme") or name.endswith((".md", ".txt"))):
             continue
         try:
             raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-            text = raw.decode("utf-8")
+            yield f"debian:{path.parent.name}", raw.decode("utf-8")
         except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile):
             continue
-        groups.setdefault(f"debian:{path.parent.name}", set()).update(paragraphs(text))
+
+
+def _debian_groups() -> dict[str, set[str]]:
+    groups: dict[str, set[str]] = {}
+    for group, text in _debian_files():
+        groups.setdefault(group, set()).update(paragraphs(text))
     return groups
+
+
+def open_licence(folder: Path, root: Path) -> bool:
+    """Whether the nearest LICENSE file from ``folder`` up to ``root`` is an open licence
+    (Apache, MIT, BSD); a folder with none, or a proprietary one, is left out."""
+    for where in (folder, *folder.parents):
+        found = sorted(where.glob("LICEN[CS]E*"))
+        if found:
+            head = found[0].read_text(encoding="utf-8", errors="replace")[:2000]
+            return bool(_OPEN.search(head))
+        if where == root:
+            break
+    return False
+
+
+def _skill_files(roots: Sequence[Path]) -> Iterator[tuple[str, str]]:
+    """(group, text) of every Markdown file of every openly licensed skill (a folder with a
+    ``SKILL.md``) under ``roots``; a skill is one group."""
+    for root in roots:
+        for marker in sorted(root.rglob("SKILL.md")):
+            folder = marker.parent
+            if not open_licence(folder, root):
+                continue
+            for path in sorted(folder.rglob("*.md")):
+                yield (
+                    f"skills:{root.name}/{folder.name}",
+                    path.read_text(encoding="utf-8", errors="replace"),
+                )
+
+
+def _module_docs(source: str, split: str) -> Iterator[tuple[str, str]]:
+    """(group, every docstring of one module joined) for the Python ``source`` in ``split``."""
+    root = Path(sysconfig.get_paths()["stdlib" if source == "stdlib" else "purelib"])
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        top = parts[0].removesuffix(".py")
+        if any(_skipped(p) for p in (top, *parts[:-1])) or (source == "site" and top[:1] == "_"):
+            continue
+        group = f"{source}:{top}"
+        if split in ("all", split_of(group)):
+            yield group, "\n\n".join(_docstrings(path))
+
+
+def documents(sources: Iterable[str], split: str, skill_roots: Sequence[Path] = ()) -> list[Row]:
+    """Whole documents of ``sources`` (``stdlib`` and ``site``: a module's docstrings joined;
+    ``debian``: one file; ``skills``: one Markdown file of a skill) in ``split``, each cut to
+    what the learned layer reads of a text (``DOC_CHARS``, at a line end): skills and pasted
+    manuals are long, and a layer that saw only paragraphs took length for a jailbreak."""
+    out: list[Row] = []
+    for source in sources:
+        if source in ("stdlib", "site"):
+            files = _module_docs(source, split)
+        else:
+            files = _debian_files() if source == "debian" else _skill_files(skill_roots)
+        for n, (group, text) in enumerate(files):
+            where = split_of(group)
+            if split not in ("all", where) or len(text) < DOC_MIN:
+                continue
+            cut = text[:DOC_CHARS]
+            if len(text) > DOC_CHARS and "\n" in cut:
+                cut = cut[: cut.rindex("\n")]
+            out.append(
+                row(
+                    f"{group}@{n}",
+                    cut,
+                    label="benign",
+                    category="document",
+                    split=where,
+                    source=group,
+                )
+            )
+    return out
 
 
 def groups(source: str, split: str = "all") -> dict[str, set[str]]:

@@ -13,7 +13,12 @@ refuses to read it):
   tests/safety/test_patterns*.py, and ``INERT`` and ``NOT_DEMOTED``) and the quoted attacks
   the mention tests keep clean (``MENTIONS`` in tests/safety/test_mentions.py);
 - the benign battery (tests/safety/battery/benign.jsonl, from tools/safety_benign_battery.py):
-  the entries, skill descriptions and scripts Kenning's own tests write expecting success.
+  the entries, skill descriptions and scripts Kenning's own tests write expecting success;
+- documentation (tools/safety_docs_corpus.py, dev groups only): paragraphs of the standard
+  library's docstrings and Debian's READMEs, and whole documents (Debian's READMEs, the Markdown
+  of the openly licensed skills in clones of anthropics/skills and obra/superpowers, SKILL_ROOTS).
+Texts over ``learned.LONG_CHARS`` get thresholds of their own, from the long benign texts'
+out-of-fold scores: ``block_long`` for the whole text and ``block_piece`` for its highest piece.
 Those train the ``memory`` head. The ``jailbreak`` head learns the long role-play prompts
 collected in the wild (PUBLIC: jailbreak_llms and Giskard's injections, outside the
 repository, see src/kenning/safety/model/README.md) against the same benign texts: trained
@@ -35,6 +40,7 @@ import importlib.util
 import json
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +70,15 @@ BATTERY = ROOT / "tests" / "safety" / "battery" / "benign.jsonl"
 # Documentation paragraphs (tools/safety_docs_corpus.py): the standard library's docstrings,
 # dev groups only; its held-out groups, installed packages and Debian's docs stay unseen.
 DOC_SOURCES = ("stdlib", "debian")
+# Whole documents (``docs_corpus.documents``, dev groups only): Debian's READMEs and the openly
+# licensed skills of two public skill collections, cloned here (see model/README.md). Trained
+# on paragraphs alone, the jailbreak head refused about a third of whole READMEs over 2,000
+# characters and of real SKILL.md files: it had only ever seen long texts among the jailbreaks.
+DOCUMENT_SOURCES = ("debian", "skills")
+SKILL_ROOTS = (
+    Path("/work/data-cache/src/anthropic-skills"),
+    Path("/work/data-cache/src/superpowers"),
+)
 # Besides every list named *CLEAN: the lists of texts the tests keep clean under other names.
 KEPT_CLEAN_LISTS = ("MENTIONS", "INERT", "NOT_DEMOTED")
 BLOCK_FP = 0.005
@@ -95,9 +110,21 @@ def load() -> list[Row]:
     rows += [(r["text"], 0, "tests-battery") for r in _jsonl(BATTERY)]
     for r in docs_corpus.rows(DOC_SOURCES, "dev"):
         rows.append((r["text"], 0, f"docs-{r['source'].split(':')[0]}"))
+    rows += [(text, 0, source) for text, source in dev_documents()]
     seen: set[str] = set()
     unique = [r for r in rows if not (r[0] in seen or seen.add(r[0]))]  # type: ignore[func-returns-value]
     return unique
+
+
+def dev_documents() -> list[tuple[str, str]]:
+    """(text, source) of the dev documents; the skill collections must be cloned."""
+    missing = [str(p) for p in SKILL_ROOTS if not p.is_dir()]
+    if missing:
+        raise SystemExit(
+            f"no {', '.join(missing)}: clone them as src/kenning/safety/model/README.md says"
+        )
+    found = docs_corpus.documents(DOCUMENT_SOURCES, "dev", SKILL_ROOTS)
+    return [(r["text"], f"document-{r['source'].split(':')[0]}") for r in found]
 
 
 def clean_notes() -> list[str]:
@@ -134,9 +161,7 @@ def _as_shipped(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, dtype=np.float16).astype(np.float32)
 
 
-def fit(
-    x: csr_matrix, y: np.ndarray, words: bool = True
-) -> tuple[learned.Model, TfidfTransformer]:
+def fit(x: csr_matrix, y: np.ndarray, words: bool = True) -> tuple[learned.Model, TfidfTransformer]:
     """TF-IDF + logistic regression, as the shipped float16 model scores it."""
     tfidf = TfidfTransformer(sublinear_tf=True)
     clf = LogisticRegression(C=C, max_iter=5000, class_weight="balanced")
@@ -151,7 +176,9 @@ def public(path: Path) -> tuple[list[Row], list[Row]]:
         raise SystemExit(f"no {path}: build it as src/kenning/safety/model/README.md says")
     rows = [r for r in _jsonl(path) if r["split"] != "test"]
     jailbreaks = [
-        (r["text"], 1, "public-jailbreaks") for r in rows if r["source"].startswith(JAILBREAK_SOURCES)
+        (r["text"], 1, "public-jailbreaks")
+        for r in rows
+        if r["source"].startswith(JAILBREAK_SOURCES)
     ]
     requests = [
         (r["text"], 0, "public-requests")
@@ -181,30 +208,48 @@ def head(name: str, rows: list[Row], words: bool) -> tuple[learned.Model, TfidfT
     texts = [r[0] for r in rows]
     y = np.array([r[1] for r in rows])
     x = matrix(texts, words)
-    oof = np.zeros(len(rows))
+    oof, oof_piece = np.zeros(len(rows)), np.zeros(len(rows))
+    long = np.array([len(t) > learned.LONG_CHARS for t in texts])
     for train, test in StratifiedKFold(5, shuffle=True, random_state=14).split(texts, y):
         model, _ = fit(x[train], y[train], words)
         oof[test] = [learned.score(model, texts[i]) for i in test]
+        oof_piece[test] = [learned.highest_piece(model, texts[i]) if long[i] else 0 for i in test]
     benign, malicious = oof[y == 0], oof[y == 1]
     # Each family of benign text gets the false-positive rate on its own: thousands of easy
     # documentation paragraphs would otherwise pull the threshold down onto the hard notes.
+    # Texts over learned.LONG_CHARS get a block threshold of their own, from the long benign
+    # texts alone (see learned.LONG_CHARS); the short ones' threshold ignores them.
     docs = np.array([r[2].startswith("docs-") for r in rows])
-    families = [f for f in (oof[(y == 0) & docs], oof[(y == 0) & ~docs]) if len(f)]
+    families = [f for f in (oof[(y == 0) & docs & ~long], oof[(y == 0) & ~docs & ~long]) if len(f)]
     block = max(float(np.quantile(f, 1 - BLOCK_FP, method="higher")) for f in families) + 1e-6
     review = max(float(np.quantile(f, 1 - REVIEW_FP, method="higher")) for f in families) + 1e-6
+    # Long texts: the whole against block_long, and its highest piece against block_piece,
+    # each letting through at most BLOCK_FP / 2 of the long benign texts.
+    tail = 1 - BLOCK_FP / 2
+    block_long = max(block, float(np.quantile(oof[(y == 0) & long], tail, method="higher")) + 1e-6)
+    block_piece = max(
+        block, float(np.quantile(oof_piece[(y == 0) & long], tail, method="higher")) + 1e-6
+    )
+    refused = np.where(long, (oof >= block_long) | (oof_piece >= block_piece), oof >= block)
     print(f"{name}: {len(rows)} texts ({int(y.sum())} malicious); out-of-fold, 5 folds:")
-    for label, thr in (("block", block), ("review", review)):
-        recall, fp = np.mean(malicious >= thr), np.mean(benign >= thr)
-        print(f"  {label} {thr:.4f}: recall {recall:.3f}, FP {fp:.4f}")
+    print(
+        f"  block {block:.4f} (over {learned.LONG_CHARS:,} characters {block_long:.4f}, "
+        f"a piece {block_piece:.4f}): "
+        f"recall {np.mean(refused[y == 1]):.3f}, FP {np.mean(refused[y == 0]):.4f}; long texts "
+        f"recall {np.mean(refused[(y == 1) & long]):.3f}, "
+        f"FP {np.mean(refused[(y == 0) & long]):.4f}"
+    )
+    recall, fp = np.mean(malicious >= review), np.mean(benign >= review)
+    print(f"  review {review:.4f}: recall {recall:.3f}, FP {fp:.4f}")
     for source in sorted({r[2] for r in rows}):
         part = np.array([r[2] == source for r in rows])
         mal, ben = part & (y == 1), part & (y == 0)
-        recall = f"{np.mean(oof[mal] >= block):.3f}" if mal.any() else "  -  "
-        fp = f"{np.mean(oof[ben] >= block):.4f}" if ben.any() else "  -  "
+        recall = f"{np.mean(refused[mal]):.3f}" if mal.any() else "  -  "
+        fp = f"{np.mean(refused[ben]):.4f}" if ben.any() else "  -  "
         print(f"  {source:<28} recall@block {recall}  FP@block {fp}")
     final, tfidf = fit(x, y, words)
-    model = learned.Model(final.weights, final.idf, final.bias, block, review, words)
-    return model, tfidf
+    model = learned.Model(final.weights, final.idf, final.bias, block, review, words, 0, block_long)
+    return replace(model, block_piece=block_piece), tfidf
 
 
 def main() -> int:
@@ -222,6 +267,8 @@ def main() -> int:
         arrays[f"{name}_bias"] = np.float32(model.bias)
         arrays[f"{name}_block"] = np.float32(model.block)
         arrays[f"{name}_review"] = np.float32(model.review)
+        arrays[f"{name}_block_long"] = np.float32(model.block_long)
+        arrays[f"{name}_block_piece"] = np.float32(model.block_piece)
         arrays[f"{name}_words"] = np.bool_(model.words)
     learned.MODEL_PATH.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(learned.MODEL_PATH, **arrays)

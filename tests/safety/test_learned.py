@@ -153,17 +153,67 @@ def test_no_text_of_the_benign_battery_is_refused() -> None:
     assert refused == []
 
 
-def test_documentation_it_was_not_trained_on_is_rarely_refused() -> None:
-    # The standard library's held-out modules (tools/safety_docs_corpus.py; the trainer reads
-    # only the dev ones): real prose about passwords, tokens, sockets, shells and priorities,
-    # which the jailbreak head refused 10.7 % of before it was trained on documentation.
+def _docs_corpus():  # type: ignore[no-untyped-def]
     tools = Path(__file__).resolve().parents[2] / "tools"
     sys.path.insert(0, str(tools))
     try:
         import safety_docs_corpus as docs
     finally:
         sys.path.remove(str(tools))
+    return docs
+
+
+def test_documentation_it_was_not_trained_on_is_rarely_refused() -> None:
+    # The standard library's held-out modules (tools/safety_docs_corpus.py; the trainer reads
+    # only the dev ones): real prose about passwords, tokens, sockets, shells and priorities,
+    # which the jailbreak head refused 10.7 % of before it was trained on documentation.
+    docs = _docs_corpus()
     rows = docs.rows(["stdlib"], "heldout")
     assert len(rows) > 1000
     refused = [r["id"] for r in rows if learned.verdict(r["text"])[0]]
     assert len(refused) <= 0.01 * len(rows), refused
+
+
+def test_long_documents_it_was_not_trained_on_are_rarely_refused() -> None:
+    # Each held-out standard-library module's docstrings as one text, those over LONG_CHARS: a
+    # pasted manual or a skill is long, and a layer that had seen only paragraphs as benign
+    # refused 22 of these 88 (whole texts were never trained on from the standard library).
+    rows = [r for r in _docs_corpus().documents(["stdlib"], "heldout")]
+    long = [r for r in rows if len(r["text"]) > learned.LONG_CHARS]
+    assert len(long) > 50
+    refused = [r["id"] for r in long if learned.verdict(r["text"])[0]]
+    assert len(refused) <= 0.02 * len(long), refused
+
+
+def test_a_long_text_is_judged_against_the_long_threshold() -> None:
+    model = learned.Model(np.zeros(1), np.zeros(1), 0.0, block=0.3, review=0.1, block_long=0.9)
+    short, long = "x" * learned.LONG_CHARS, "x" * (learned.LONG_CHARS + 1)
+    assert model.refuses(short, 0.5) and not model.refuses(long, 0.5)
+    assert model.refuses(long, 0.9) and not model.refuses(short, 0.29)
+    plain = learned.Model(np.zeros(1), np.zeros(1), 0.0, block=0.3, review=0.1)
+    assert plain.refuses(long, 0.5)  # without block_long, one threshold for every length
+
+
+def test_a_jailbreak_planted_in_a_long_document_is_still_refused() -> None:
+    # The long threshold must not wave through a role-play prompt put between the paragraphs
+    # of a manual: the pieces catch it (held-out standard-library modules, never trained on).
+    long = [
+        r["text"]
+        for r in _docs_corpus().documents(["stdlib"], "heldout")
+        if len(r["text"]) > learned.LONG_CHARS
+    ]
+    planted = []
+    for text in long:
+        paras = text.split("\n\n")
+        planted.append("\n\n".join([*paras[: len(paras) // 2], DAN, *paras[len(paras) // 2 :]]))
+    caught = sum(learned.verdict(text)[0] for text in planted)
+    assert caught >= 0.9 * len(planted), (caught, len(planted))
+
+
+def test_pieces_cover_the_text_read_in_bounded_parts() -> None:
+    text = "\n\n".join(f"paragraph {i} " + "word " * (i * 7) for i in range(40))
+    parts = learned.pieces(text)
+    assert all(0 < len(p) <= learned.PIECE_CHARS for p in parts)
+    assert "".join(parts).replace("\n", "").replace(" ", "") == (
+        text[: learned.MAX_CHARS].replace("\n", "").replace(" ", "")
+    )

@@ -56,6 +56,20 @@ HEADS: Final = ("memory", "jailbreak")
 # / 62 / 52 injections and the layer refused 1 / 0 / 0 / 0 / 0 of the hard negatives.
 MIN_CHARS: Final = {"memory": 0, "jailbreak": 50}
 MAX_CHARS: Final = 8_000  # an entry's head: enough to judge, a bound on cost
+# Over this many characters a text is judged against a head's ``block_long``. The jailbreak
+# head learned long role-play prompts against benign texts that were nearly all paragraphs, so
+# length itself came to read as an attack: it refused about a third of whole Debian READMEs
+# over 2,000 characters and of real SKILL.md files (under 2 % of their paragraphs). Trained on
+# whole dev documents too, their out-of-fold scores still sit far above the paragraphs' (the
+# 99.5th percentile .73 against .20), so long texts get a threshold of their own rather than
+# raising it for every text (the public jailbreaks' out-of-fold recall .975 -> .933).
+LONG_CHARS: Final = 2_000
+# A long text is also read in pieces of about this many characters (``pieces``), so a role-play
+# prompt planted between a document's paragraphs is judged nearly on its own. Chosen on a DAN
+# prompt put in the middle of each standard-library dev module's docstrings (102 over 2,000
+# characters, never trained on as whole texts): pieces of 2,000 / 1,000 / 600 characters
+# refused 1 / 59 / 100 of them, and none of the 102 modules alone.
+PIECE_CHARS: Final = 600
 _PRIME: Final = np.uint64(1_000_003)
 _MASK: Final = np.uint64((1 << BUCKETS_LOG2) - 1)
 # n + P + P^2 + ... + P^(n-1), mod 2^64: what passing from the (n-1)-grams to the n-grams adds.
@@ -93,6 +107,46 @@ class Model:
     review: float
     words: bool = False  # whether the head reads the word features (see ``_word_buckets``)
     min_chars: int = 0  # the shortest text the head judges (``MIN_CHARS``)
+    # The block threshold for a text over ``LONG_CHARS``, calibrated on long benign texts alone
+    # (whole READMEs, manuals, skills); None: ``block`` for every length.
+    block_long: float | None = None
+    # A long text is also judged a piece at a time (``pieces``): refused when its highest
+    # piece reaches this, calibrated on the long benign texts' highest pieces; None: not.
+    block_piece: float | None = None
+
+    def refuses(self, text: str, score: float) -> bool:
+        """Whether ``score`` (this head's, for ``text``) is at or over its block threshold."""
+        long = self.block_long is not None and len(text) > LONG_CHARS
+        return score >= (self.block_long if long and self.block_long is not None else self.block)
+
+    def refuses_piece(self, text: str) -> bool:
+        """Whether a piece of a long ``text`` reaches ``block_piece``: an attack planted in
+        a long document, whose whole the long threshold lets through."""
+        if self.block_piece is None or len(text) <= LONG_CHARS:
+            return False
+        return highest_piece(self, text) >= self.block_piece
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` (its first ``MAX_CHARS``) in pieces of at most ``PIECE_CHARS`` characters, cut
+    at blank lines where it can be (a paragraph longer than that is cut where it must)."""
+    out: list[str] = []
+    current = ""
+    for para in text[:MAX_CHARS].split("\n\n"):
+        while len(para) > PIECE_CHARS:
+            out += [current] if current else []
+            current, out, para = "", [*out, para[:PIECE_CHARS]], para[PIECE_CHARS:]
+        if current and len(current) + 2 + len(para) > PIECE_CHARS:
+            out.append(current)
+            current = para
+        else:
+            current = f"{current}\n\n{para}" if current else para
+    return [p for p in [*out, current] if p.strip()]
+
+
+def highest_piece(model: Model, text: str) -> float:
+    """The highest score of ``model`` over the ``pieces`` of ``text``."""
+    return max((score(model, piece) for piece in pieces(text)), default=0.0)
 
 
 def words(text: str, enough: int = MIN_WORDS) -> int:
@@ -223,9 +277,15 @@ def heads() -> tuple[Model, ...]:
                 review=float(data[f"{name}_review"]),
                 words=bool(data[f"{name}_words"]) if f"{name}_words" in data else False,
                 min_chars=MIN_CHARS[name],
+                block_long=_optional(data, f"{name}_block_long"),
+                block_piece=_optional(data, f"{name}_block_piece"),
             )
             for k, name in enumerate(HEADS)
         )
+
+
+def _optional(data: np.lib.npyio.NpzFile, key: str) -> float | None:
+    return float(data[key]) if key in data and np.isfinite(data[key]) else None
 
 
 def load() -> Model | None:
@@ -251,4 +311,6 @@ def verdict(text: str) -> tuple[bool, float]:
         _score(model, *read[model.words]) if judged else 0.0
         for model, judged in zip(found, scoring, strict=True)
     ]
-    return any(s >= m.block for s, m in zip(scores, found, strict=True)), scores[0]
+    refused = any(m.refuses(text, s) for s, m in zip(scores, found, strict=True))
+    refused = refused or any(m.refuses_piece(text) for m in found)
+    return refused, scores[0]
