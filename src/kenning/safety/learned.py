@@ -61,8 +61,8 @@ MAX_CHARS: Final = 8_000  # an entry's head: enough to judge, a bound on cost
 # length itself came to read as an attack: it refused about a third of whole Debian READMEs
 # over 2,000 characters and of real SKILL.md files (under 2 % of their paragraphs). Trained on
 # whole dev documents too, their out-of-fold scores still sit far above the paragraphs' (the
-# 99.5th percentile .73 against .20), so long texts get a threshold of their own rather than
-# raising it for every text (the public jailbreaks' out-of-fold recall .975 -> .933).
+# 99.5th percentile .73 against .20): one threshold high enough for them would have cost the
+# public jailbreaks' out-of-fold recall .975 -> .933, thresholds of their own cost .975 -> .959.
 LONG_CHARS: Final = 2_000
 # A long text is also read in pieces of about this many characters (``pieces``), so a role-play
 # prompt planted between a document's paragraphs is judged nearly on its own. Chosen on a DAN
@@ -119,23 +119,16 @@ class Model:
         long = self.block_long is not None and len(text) > LONG_CHARS
         return score >= (self.block_long if long and self.block_long is not None else self.block)
 
-    def refuses_piece(self, text: str) -> bool:
-        """Whether a piece of a long ``text`` reaches ``block_piece``: an attack planted in
-        a long document, whose whole the long threshold lets through."""
-        if self.block_piece is None or len(text) <= LONG_CHARS:
-            return False
-        return highest_piece(self, text) >= self.block_piece
-
 
 def pieces(text: str) -> list[str]:
-    """``text`` (its first ``MAX_CHARS``) in pieces of at most ``PIECE_CHARS`` characters, cut
-    at blank lines where it can be (a paragraph longer than that is cut where it must)."""
+    """``text`` (its first ``MAX_CHARS``) in pieces of at most ``PIECE_CHARS`` characters:
+    whole paragraphs gathered while they fit, a longer paragraph cut where it must be."""
     out: list[str] = []
     current = ""
     for para in text[:MAX_CHARS].split("\n\n"):
-        while len(para) > PIECE_CHARS:
-            out += [current] if current else []
-            current, out, para = "", [*out, para[:PIECE_CHARS]], para[PIECE_CHARS:]
+        while len(para) > PIECE_CHARS:  # too long for any piece: its own, cut to size
+            out += [current, para[:PIECE_CHARS]]
+            current, para = "", para[PIECE_CHARS:]
         if current and len(current) + 2 + len(para) > PIECE_CHARS:
             out.append(current)
             current = para
@@ -312,5 +305,23 @@ def verdict(text: str) -> tuple[bool, float]:
         for model, judged in zip(found, scoring, strict=True)
     ]
     refused = any(m.refuses(text, s) for s, m in zip(scores, found, strict=True))
-    refused = refused or any(m.refuses_piece(text) for m in found)
-    return refused, scores[0]
+    return refused or _a_piece_refused(found, text), scores[0]
+
+
+def _a_piece_refused(found: tuple[Model, ...], text: str) -> bool:
+    """Whether a piece of a long ``text`` reaches a head's ``block_piece``: an attack planted
+    in a long document, whose whole the long threshold lets through. Each piece's n-grams are
+    counted once for every head, as in :func:`verdict`."""
+    judging = [m for m in found if m.block_piece is not None]
+    if len(text) <= LONG_CHARS or not judging:
+        return False
+    for piece in pieces(text):
+        if not judges(piece):
+            continue
+        chars, word_part = _parts(piece)
+        read = {m.words: _counted([*chars, word_part] if m.words else chars) for m in judging}
+        for model in judging:
+            threshold = model.block_piece if len(piece) >= model.min_chars else None
+            if threshold is not None and _score(model, *read[model.words]) >= threshold:
+                return True
+    return False
