@@ -83,16 +83,23 @@ def _docstrings(path: Path) -> Iterator[str]:
                 yield doc
 
 
-def _python_groups(root: Path, source: str, split: str) -> dict[str, set[str]]:
-    groups: dict[str, set[str]] = {}
+def _module_files(source: str, split: str) -> Iterator[tuple[str, Path]]:
+    """(group, path) of each module of the Python ``source`` (``stdlib``, ``site``) whose
+    group is in ``split``; the others are not parsed at all (most of the time goes to that)."""
+    root = Path(sysconfig.get_paths()["stdlib" if source == "stdlib" else "purelib"])
     for path in sorted(root.rglob("*.py")):
         parts = path.relative_to(root).parts
         top = parts[0].removesuffix(".py")
         if any(_skipped(p) for p in (top, *parts[:-1])) or (source == "site" and top[:1] == "_"):
             continue
         group = f"{source}:{top}"
-        if split not in ("all", split_of(group)):
-            continue  # not parsed at all: most of the time goes to parsing
+        if split in ("all", split_of(group)):
+            yield group, path
+
+
+def _python_groups(source: str, split: str) -> dict[str, set[str]]:
+    groups: dict[str, set[str]] = {}
+    for group, path in _module_files(source, split):
         bucket = groups.setdefault(group, set())
         for doc in _docstrings(path):
             bucket.update(paragraphs(doc))
@@ -147,19 +154,6 @@ def _skill_files(roots: Sequence[Path]) -> Iterator[tuple[str, str]]:
                 )
 
 
-def _module_docs(source: str, split: str) -> Iterator[tuple[str, str]]:
-    """(group, every docstring of one module joined) for the Python ``source`` in ``split``."""
-    root = Path(sysconfig.get_paths()["stdlib" if source == "stdlib" else "purelib"])
-    for path in sorted(root.rglob("*.py")):
-        parts = path.relative_to(root).parts
-        top = parts[0].removesuffix(".py")
-        if any(_skipped(p) for p in (top, *parts[:-1])) or (source == "site" and top[:1] == "_"):
-            continue
-        group = f"{source}:{top}"
-        if split in ("all", split_of(group)):
-            yield group, "\n\n".join(_docstrings(path))
-
-
 def documents(sources: Iterable[str], split: str, skill_roots: Sequence[Path] = ()) -> list[Row]:
     """Whole documents of ``sources`` (``stdlib`` and ``site``: a module's docstrings joined;
     ``debian``: one file; ``skills``: one Markdown file of a skill) in ``split``, each cut to
@@ -168,7 +162,10 @@ def documents(sources: Iterable[str], split: str, skill_roots: Sequence[Path] = 
     out: list[Row] = []
     for source in sources:
         if source in ("stdlib", "site"):
-            files = _module_docs(source, split)
+            files = (
+                (group, "\n\n".join(_docstrings(path)))
+                for group, path in _module_files(source, split)
+            )
         else:
             files = _debian_files() if source == "debian" else _skill_files(skill_roots)
         for n, (group, text) in enumerate(files):
@@ -193,10 +190,8 @@ def documents(sources: Iterable[str], split: str, skill_roots: Sequence[Path] = 
 
 def groups(source: str, split: str = "all") -> dict[str, set[str]]:
     """Each group's paragraphs (Python sources: only the groups of ``split`` are read)."""
-    if source == "stdlib":
-        return _python_groups(Path(sysconfig.get_paths()["stdlib"]), source, split)
-    if source == "site":
-        return _python_groups(Path(sysconfig.get_paths()["purelib"]), source, split)
+    if source in ("stdlib", "site"):
+        return _python_groups(source, split)
     if source == "debian":
         return _debian_groups()
     raise ValueError(f"unknown source {source!r}; expected one of {', '.join(SOURCES)}")
