@@ -401,6 +401,13 @@ def bench_review(turns: int, skills: str, repeats: int, as_json: bool) -> None:
     help="Only the scan latency on 2 KB entries (seconds, not minutes): no writers.",
 )
 @click.option(
+    "--latency-entries",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="2 KB entries the scan latency is timed on (3 timed rounds through them).",
+)
+@click.option(
     "--startup-rounds",
     type=click.IntRange(min=0),
     default=3,
@@ -413,6 +420,7 @@ def bench_safety(
     channels: tuple[str, ...],
     show_misses: bool,
     latency_only: bool,
+    latency_entries: int,
     startup_rounds: int,
     as_json: bool,
 ) -> None:
@@ -438,7 +446,7 @@ def bench_safety(
         raise click.ClickException(str(exc)) from None
     engines = tuple(safety.ENGINES)
     if latency_only:
-        timing = safety.latency(safety.latency_samples(items), engines=engines)
+        timing = safety.latency(safety.latency_samples(items, latency_entries), engines=engines)
         started = safety_startup.startup(startup_rounds)
         if as_json:
             echo_json({"corpus_rows": len(items), "latency_2kb": timing, "startup": started})
@@ -455,7 +463,7 @@ def bench_safety(
             channels=chosen,
             progress=bar.update,
         )
-    timing = safety.latency(safety.latency_samples(items), engines=engines)
+    timing = safety.latency(safety.latency_samples(items, latency_entries), engines=engines)
     started = safety_startup.startup(startup_rounds)
     summary = safety_report.summarise(items, decisions, engines, chosen)
     errors = safety_report.errors(decisions)
