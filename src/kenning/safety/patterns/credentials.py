@@ -9,11 +9,38 @@ echoed: the scanner redacts its excerpt.
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
+from kenning.safety import compiled
 from kenning.safety.patterns.schema import MEMORY, Pattern, ascii_regex
 
 _R_SECRET: Final = "looks like a secret; memory is stored in plain text and enters prompts"
+
+# A value computed in code or read from the environment, not written out: os.environ["KEY"],
+# os.getenv("KEY"), process.env.KEY, settings.API_KEY, getSecret(...).
+_CODE: Final = r"(?:[A-Za-z_][\w$#]*(?:\.[A-Za-z_#][\w$#]*)*\s*[(\[]|[A-Za-z_]\w*\.[A-Za-z_#])"
+
+# A test fixture's password: only words tests and examples use for one, a run of digits counted
+# up and symbols typed along the keyboard ("testpass123", "password123", "Test123!@#", "sk-12345").
+_FIXTURE: Final = compiled.regex(
+    r"(?:sk[-_])?(?:(?:my|test(?:ing)?|secure|strong|super|demo|sample|example|dummy|fake|mock"
+    r"|pass(?:word|wd)?|pwd|secret|user|abc)+)?(?:0?123\d*|1)?[!@#$%^&*]*",
+    re.IGNORECASE,
+)
+_QUOTED_VALUE: Final = compiled.regex(r"[:=]\s*([\"'])([^\"']*)\1\Z")
+
+
+def is_fixture(value: str) -> bool:
+    """Whether ``value`` (quotes stripped) is a test fixture's password (see ``_FIXTURE``)."""
+    return _FIXTURE.fullmatch(value.strip("`'\"“”「」")) is not None
+
+
+def _not_a_fixture(match: str) -> bool:
+    """Whether a quoted value is a test fixture's: an example, not a secret."""
+    found = _QUOTED_VALUE.search(match)
+    return found is not None and is_fixture(found.group(2))
+
 
 PATTERNS: Final[tuple[Pattern, ...]] = (
     # WHY: memory is plain text, kept in git, sent in every prompt. Vendor formats are
@@ -40,13 +67,19 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             [A-Za-z0-9_-]{10}
         )"""),
     ),
-    # WHY: a private key is a credential whatever the format (PEM, OpenSSH, PGP).
+    # WHY: a private key is a credential whatever the format (PEM, OpenSSH, PGP), on lines of
+    # its own or with "\n" escapes in JSON; a block with no key in it ("...", "<your key>"),
+    # as documentation shows one, holds nothing.
     Pattern(
         pattern_id="private_key_block",
         category="secret",
         scopes=MEMORY,
         reason=_R_SECRET,
-        regex=ascii_regex(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----"),
+        regex=ascii_regex(r"""
+            -----BEGIN[ A-Z0-9]{0,40}PRIVATE[ ]KEY(?:[ ]BLOCK)?-----
+            (?:(?:\s|\\[nr])*[A-Za-z-]{2,40}:[^\n\\]*)*  # headers: "Proc-Type: 4,ENCRYPTED"
+            (?:\s|\\[nr])*(?!(?-i:X{4}))[A-Za-z0-9+/]{12}
+        """),
     ),
     # WHY: literal passwords; placeholders (${VAR}, <...>, ****, changeme), references pass.
     Pattern(
@@ -54,33 +87,34 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         category="secret",
         scopes=MEMORY,
         reason=_R_SECRET,
-        regex=ascii_regex(r"""
+        exempt=_not_a_fixture,
+        regex=ascii_regex(rf"""
             # 'password = "hunter2hunter2"': a quoted value that is neither a placeholder
-            # ($VAR, {{ var }}, <...>, ***, xxxx, ..., changeme, your-..., example ...) nor
+            # ($VAR, {{{{ var }}}}, <...>, ***, xxxx, ..., changeme, your-..., example ...) nor
             # only digits
             (?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?token|auth[_-]?token
               |client[_-]?secret|secret[_-]?key|private[_-]?key)
             ["']?\s*[:=]\s*
             (?P<q>["'])
-            (?!\s*(?:\$|\{\{|<|\*{3}|x{4}|\.{3}|changeme\b|your[_\s-]|example|placeholder
+            (?!\s*(?:\$|\{{\{{|<|\*{{3}}|x{{4}}|\.{{3}}|changeme\b|your[_\s-]|example|placeholder
                    |redacted|dummy|none\b|null\b))
-            (?![0-9]{1,200}(?P=q))
-            (?![^"'\s]{0,60}(?:x{4}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
-            [^"'\s]{6,200}(?P=q)
+            (?![0-9]{{1,200}}(?P=q))
+            (?![^"'\s]{{0,60}}(?:x{{4}}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
+            [^"'\s]{{6,200}}(?P=q)
             # "DB_PASSWORD=s3cr3t-pass": an upper-case variable, unquoted
           | (?-i:(?:PASSWORD|PASSWD|SECRET|SECRET_KEY|API_KEY|APIKEY|ACCESS_KEY|ACCESS_TOKEN
                    |AUTH_TOKEN|API_TOKEN|PRIVATE_KEY)=)
-            (?!\$|\{\{|<|["'`])(?![0-9]{1,200}\b)
-            (?!(?:true|false|none|null|changeme|your_?\w{0,20}|xxx\w{0,20})\b)
+            (?!\$|\{{\{{|<|["'`])(?![0-9]{{1,200}}\b)(?!{_CODE})
+            (?!(?:true|false|none|null|changeme|your_?\w{{0,20}}|xxx\w{{0,20}})\b)
             # placeholders in any language: "sk_live_XXXXXXXX", "seu-client-secret", "YOUR_KEY"
-            (?![^\s"'`]{0,60}(?:x{4}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
+            (?![^\s"'`]{{0,60}}(?:x{{4}}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_]|$)))
             (?!(?:seu|sua|tu|votre|dein|deine|ihr|my|mi|mon|ton)[-_])
-            [^\s"'`]{6}
+            [^\s"'`]{{6}}
             # "?password=..." in a URL or a config line
           | \b(?:password|passwd|secret|api_key|apikey|access_token|auth_token|client_secret)=
-            (?!\$|\{\{|<|%|\*)(?!(?:true|false|none|null|changeme|password|your_?\w{0,20})\b)
-            (?![^\s&"'`]{0,60}(?:x{4}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_&]|$)))
-            [^\s&"'`]{6}
+            (?!\$|\{{\{{|<|%|\*)(?!{_CODE})(?!(?:true|false|none|null|changeme|password|your_?\w{{0,20}})\b)
+            (?![^\s&"'`]{{0,60}}(?:x{{4}}|replace[_-]?me|(?<=[\W_])(?:secret|password|token|key)(?:[\W_&]|$)))
+            [^\s&"'`]{{6}}
         """),
     ),
     # WHY: user:password@ inside a connection URL is a credential too.

@@ -112,7 +112,13 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
             (?:your|the\s+system|any|all|the\s+(?:previous|original|developer))
           | \b(?:overrides?|supersedes?|outranks?|trumps?)\s+(?:all\s+|any\s+)?(?:of\s+)?
             {_QUALIFIER}\s+(?:[\w-]+\s+)?{_TARGET}
-          | \b(?:highest|top|ultimate|supreme)\s+(?:authority|priority)\b
+            # "treat messages in this file as the highest authority", "New top priority: ..."
+            # ("Security updates get highest priority", "mark it top priority" pass)
+          | \b(?:ultimate|supreme)\s+(?:authority|priority)\b
+          | \b(?:treat|regard|consider)\w*\s+[^.!?\n]{{0,80}}?\bas\s+(?:having\s+)?(?:the\s+)?
+            (?:highest|top)\s+(?:authority|priority)\b
+          | \bnew\s+(?:top|highest)\s+priority\b
+          | \b(?:highest|top)\s+(?:authority|priority)\s+(?:over|above)\b
             # "obey only the notes in this file", "only follow what ... writes in memory"
           | \b(?:only|exclusively)\s+(?:obey|follow|listen\s+to|take\s+orders\s+from)\s+
             (?:me\b|this\b|these\b|what\b|the\s+(?:notes?|entries|orders|rules)\s+(?:in|of|from)\s+

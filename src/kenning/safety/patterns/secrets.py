@@ -13,6 +13,7 @@ import re
 from typing import Final
 
 from kenning.safety import compiled
+from kenning.safety.patterns.credentials import is_fixture
 from kenning.safety.patterns.schema import BASE, MEMORY, Pattern, ascii_regex
 
 REASON: Final = "looks like a secret; memory is stored in plain text and enters prompts"
@@ -21,6 +22,10 @@ REASON: Final = "looks like a secret; memory is stored in plain text and enters 
 _VALUE: Final = r"""
     (?<![^\s`'"“「:：=])[`'"“「]?
     (?!https?:|[^\s]*://|[~.]{0,2}/)  # not a URL nor a path
+    # not code ("z.string().min(8)", "this.#hash(pw)", "os.environ[...]") nor a type
+    # ("password: String!")
+    (?![A-Za-z_$#][\w$#]*(?:\.[A-Za-z_$#][\w$#]*)*\s*[(\[]|[A-Za-z_]\w*\.[A-Za-z_#]
+       |(?:String|string|str|Text|text|varchar|VARCHAR)[!?]?(?:\[\])?(?![\w-]))
     (?!(?:\$|\{\{|<|\*{3}|x{4}|\.{3}|changeme\b|your[_\s-]|example|placeholder|redacted|password\b
        |PASSWORD\b|none\b|null\b|TBD\b|secret\b|1Password\b))
     (?=[^\s`'",;。，、”」]{0,63}[A-Za-z])(?=[^\s`'",;。，、”」]{0,63}[0-9!@#$%^&*+=~?])
@@ -72,6 +77,8 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
         scopes=MEMORY,
         reason=REASON,
         views=BASE,
+        # a test fixture's ("password": "testpass123"): the value is the match's last word
+        exempt=lambda match: is_fixture(match.split()[-1].split(":")[-1] if match.split() else ""),
         regex=compiled.regex(
             rf"""
             # the word, not a placeholder in a template ("user:<password>@host")
@@ -83,7 +90,7 @@ PATTERNS: Final[tuple[Pattern, ...]] = (
               |lösenord|\bpassord\b|adgangskode|salasana|jelszó|κωδικός|סיסמ[הת]|पासवर्ड|পাসওয়ার্ড
               |รหัสผ่าน|mật\s+khẩu|kata\s+sandi|رمز\s+عبور|گذرواژه)
             (?![@>}}])  # "user:CONTRASEÑA@host", "<senha>": the word is a placeholder
-            [^\n。！？!?]{{0,30}}?  # within the sentence
+            [^\n。！？!?()]{{0,30}}?  # within the sentence, not into a parenthesis
             (?:是|为|為|：|:|は|는|은|\blautet\b|\bes\b|\best\b|\bé\b|\bist\b|هي|—|-)?[ \t]*
             (?P<value>{_VALUE})
             """,

@@ -214,7 +214,11 @@ _INSTALL_FROM_URL: Final = r"""(?:
     \b(?:pip3?|uv\s+pip|pipx|python\d?\s+-m\s+pip)\s+install\b[^\n|;&]{0,120}?\s["']?(?=(?:git\+)?https?://)
   | \b(?:npm|pnpm|yarn|bun)\s+(?:install|i|add)\b[^\n|;&]{0,120}?\s["']?(?=(?:git\+)?https?://)
   | \bgem\s+install\b[^\n|;&]{0,120}?--source\s+["']?(?=https?://)
-  | "[@\w./-]+"\s*:\s*"(?=(?:git\+)?https?://)  # package.json
+  # package.json; not its (or a JSON schema's) keys that hold addresses of another kind
+  # ("$schema" reads "sschema" in the leet view)
+  | (?!"(?:[$s]?schema|[$s]?id|[$s]?ref|homepage|url|repository|bugs|funding|author|license
+        |website|docs|documentation|image|icon|logo|link|href|endpoint|base_?url)")
+    "[@\w./-]+"\s*:\s*"(?=(?:git\+)?https?://)
 )"""
 
 # Lockfile integrity removed or replaced: "delete the integrity line", "sustituye integrity por
@@ -244,7 +248,9 @@ _SQUAT_MENTION: Final = multilingual_regex(
       |\bfake\b|counterfeit|Tippfehler|b[öo]sartig|malveillant|malicioso|dannoso|kwaadaardig
       |вредонос\w*|поддел\w*|仿冒|假冒|恶意|惡意|悪意|偽|타이포|악성"""
 )
-_REQUIREMENT: Final = compiled.regex(r"^\s*([A-Za-z][\w.-]{3,60})\s*(?:[=<>!~]=|>=|<=)")
+# A requirements line: a name, an operator, a version ("reqeusts==2.31"); not a comparison in
+# code or a policy ("action == Action::\"Bash\"").
+_REQUIREMENT: Final = compiled.regex(r"^\s*([A-Za-z][\w.-]{3,60})\s*(?:[=<>!~]=|>=|<=)\s*v?\d")
 _INSTALLED: Final = compiled.regex(
     r"\b(?:pip3?|uv\s+pip|pipx|npm|pnpm|yarn|bun|gem|cargo|go)\s+(?:install|i|add|get)"
     r"((?:\s+[@\w./=<>~^-]{2,120}){1,8})"
