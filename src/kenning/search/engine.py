@@ -34,7 +34,7 @@ from kenning import clock
 from kenning.config import SearchConfig
 from kenning.embed.base import Embedder, EmbedderError, Progress
 from kenning.paths import HomeLayout
-from kenning.search import abstain, ann, fusion, index, lexical, supersede, when
+from kenning.search import abstain, ann, fusion, index, lexical, speakers, supersede, when
 from kenning.search import chunks as chunks_mod
 from kenning.search.meta import CandidateMeta
 from kenning.storage import Storage, StorageUnavailable
@@ -249,7 +249,9 @@ class SearchEngine:
         scored: list[tuple[float, Kind, int]] = []
         facts: dict[int, tuple[float, float]] = {}
         if "message" in sides:
-            scored += self._score_messages(sides["message"], hi, lo, qvec, scope, facts, timing)
+            scored += self._score_messages(
+                query, sides["message"], hi, lo, qvec, scope, facts, timing
+            )
         if "chunk" in sides:
             scored += self._score_chunks(sides["chunk"], hi, lo, timing)
         # Score 0: no word matched and the cosine is at or below the dense scale's floor: noise.
@@ -265,7 +267,9 @@ class SearchEngine:
         if scored:
             cut = scored[0][0] * self.params.relative_floor
             scored = [t for t in scored if t[0] >= cut]
-        scored = self._diversify(scored, limit)
+        if self.embedder is not None:
+            stores = (("message", self._messages), ("chunk", self._chunks))
+            scored = fusion.diversify(scored, limit, self.params.mmr_lambda, stores)
         hits = self.storage.index.hits(scored[: max(0, limit)])
         shown = {h.id for h in hits if h.kind == "message"}
         hits = [
@@ -481,6 +485,7 @@ class SearchEngine:
 
     def _score_messages(
         self,
+        query: str,
         side: _Side,
         hi: float,
         lo: float,
@@ -518,6 +523,9 @@ class SearchEngine:
         lex = index.spread(ids, side.lex, np.zeros(n), values=True)
         base = fusion.base_scores(lex, dense, self.params.w_lex)
         score = fusion.context_scores(base, prev, nxt, session, self.params)
+        other = speakers.factors(query, [r[4] for r in rows], self.params.other_speaker_factor)
+        if other is not None:  # after the lifts: an answer is often the reply to a question
+            score = score * other
         score = score / self.params.message_scale
         context = score
         automated = np.fromiter((r[2] in fusion.AUTOMATED_SOURCES for r in rows), bool, n)
@@ -559,25 +567,6 @@ class SearchEngine:
             self._parts[(kind, item)] = {
                 name: round(float(col[row]), 4) for name, col in zip(_PARTS, columns, strict=True)
             }
-
-    def _diversify(
-        self, scored: list[tuple[float, Kind, int]], limit: int
-    ) -> list[tuple[float, Kind, int]]:
-        lam = self.params.mmr_lambda
-        if lam >= 1.0 or self.embedder is None or len(scored) <= 1:
-            return scored
-        head = scored[: max(limit * 3, 30)]
-        dims = self.embedder.identity.dims
-        vectors = np.zeros((len(head), dims), dtype=np.float32)
-        for kind, store in (("message", self._messages), ("chunk", self._chunks)):
-            rows = [j for j, t in enumerate(head) if t[1] == kind]
-            if rows and len(store) and store.matrix.shape[1] == dims:
-                pos = store.positions(np.array([head[j][2] for j in rows], dtype=np.int64))
-                for j, p in zip(rows, pos.tolist(), strict=True):
-                    if p >= 0:
-                        vectors[j] = store.matrix[p]
-        order = fusion.mmr(np.array([t[0] for t in head]), vectors, lam, limit)
-        return [head[j] for j in order.tolist()]
 
     def _finish(
         self,

@@ -10,13 +10,17 @@ is sensitive (±.1 moves R@10 by < .01). Nothing here knows any corpus.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 Floats = npt.NDArray[np.float64]
 Ints = npt.NDArray[np.int64]
+
+Scored = TypeVar("Scored", bound=tuple[float, str, int])
 
 AUTOMATED_SOURCES = frozenset({"cron", "subagent", "review"})
 
@@ -129,6 +133,17 @@ class RankParams:
     # archive the min-max of cosines makes every message look a bit relevant.
     # .2 left every LoCoMo metric unchanged (.3 cost .0005 session_hit@5).
     relative_floor: float = 0.2
+    # A query naming a speaker ("What video games does Nate play?"): messages by
+    # anyone else x.8 (``search.speakers``), after the neighbour and session
+    # lifts (before them, the named one's questions lost the lift their
+    # answers give: LoCoMo 1-5 R@10 .8207 at .8, against .8353 after). Chosen
+    # on conversations 1-5, R@10 / sh@5 (without category 5 R@10): off .8190 /
+    # .9529 (.7862); .9 .8276 / .9478; .85 .8284; .8 .8353 / .9488 (.8122);
+    # .75 .8333; .7 .8306 / .9488 (.8179; category 5, which asks one person
+    # about what the other said, falls .924 -> .871). Held out, conversations
+    # 6-10: .7802 / .9340 (.7436) -> .7960 / .9350 (.7675). The sh@5 lost on
+    # 1-5 is sessions led by the other person's question. 1.0 turns it off.
+    other_speaker_factor: float = 0.8
     # Supersession (newer wins, ``search.supersede``): a message supersedes an
     # earlier one among the top ``supersede_top`` when the two say nearly the
     # same thing (cosine of their own vectors >= supersede_cos), were said apart
@@ -400,3 +415,26 @@ def mmr(score: Floats, vectors: npt.NDArray[np.float32], lam: float, k: int) -> 
         left[j] = False
         redundancy = np.maximum(redundancy, sim[:, j])
     return np.array(chosen, dtype=np.int64)
+
+
+def diversify(
+    scored: list[Scored], limit: int, lam: float, stores: Sequence[tuple[str, Any]]
+) -> list[Scored]:
+    """MMR over the head of ``scored`` with each hit's stored vector (``stores``:
+    kind -> a vector store with ``matrix`` and ``positions``); ``lam`` 1.0 is off."""
+    if lam >= 1.0 or len(scored) <= 1:
+        return scored
+    head = scored[: max(limit * 3, 30)]
+    dims = max((store.matrix.shape[1] for _, store in stores if len(store)), default=0)
+    if not dims:
+        return scored
+    vectors = np.zeros((len(head), dims), dtype=np.float32)
+    for kind, store in stores:
+        rows = [j for j, t in enumerate(head) if t[1] == kind]
+        if rows and len(store) and store.matrix.shape[1] == dims:
+            pos = store.positions(np.array([head[j][2] for j in rows], dtype=np.int64))
+            for j, p in zip(rows, pos.tolist(), strict=True):
+                if p >= 0:
+                    vectors[j] = store.matrix[p]
+    order = mmr(np.array([t[0] for t in head]), vectors, lam, limit)
+    return [head[j] for j in order.tolist()]

@@ -1,12 +1,12 @@
 """An in-memory copy of every message's immutable metadata, for ranking.
 
 Scoring a search needs, for each candidate and its neighbours, the session,
-position, time and whether it is a system message. Reading that from SQLite
+position, time, speaker and whether it is a system message. Reading that from SQLite
 for ~600 ids cost ~4 ms of a 20 ms search at 100k messages; these columns
 never change once a message is written (no message is ever deleted or
 moved: compaction only flips flags), so an append-only copy refreshed by
-``id > last`` stays exact. Sessions are stored as small integer labels, so a
-million messages take ~21 MB, not a million Python strings.
+``id > last`` stays exact. Sessions and speakers are stored as small integer
+labels, so a million messages take ~25 MB, not millions of Python strings.
 
 Scoped searches still ask the storage (the scope has its own filters);
 this serves the common, unscoped path.
@@ -31,8 +31,11 @@ class MessageMeta:
         self.seq = np.zeros(0, dtype=np.int64)
         self.created = np.zeros(0, dtype=np.float64)
         self.system = np.zeros(0, dtype=bool)
+        self.speaker = np.zeros(0, dtype=np.int32)
         self.names: list[str] = []  # label -> session id
         self._labels: dict[str, int] = {}
+        self.speakers: list[str | None] = []  # label -> speaker
+        self._speaker_labels: dict[str | None, int] = {}
         self._last = 0
 
     def refresh(self, sessions: Sessions) -> None:
@@ -45,6 +48,11 @@ class MessageMeta:
             if r[1] not in labels:
                 labels[r[1]] = len(self.names)
                 self.names.append(r[1])
+        said_by = self._speaker_labels
+        for r in rows:
+            if r[5] not in said_by:
+                said_by[r[5]] = len(self.speakers)
+                self.speakers.append(r[5])
         n = len(rows)
         self.ids = np.concatenate([self.ids, np.fromiter((r[0] for r in rows), np.int64, n)])
         self.session = np.concatenate(
@@ -55,10 +63,13 @@ class MessageMeta:
             [self.created, np.fromiter((r[3] or 0.0 for r in rows), np.float64, n)]
         )
         self.system = np.concatenate([self.system, np.fromiter((r[4] for r in rows), bool, n)])
+        self.speaker = np.concatenate(
+            [self.speaker, np.fromiter((said_by[r[5]] for r in rows), np.int32, n)]
+        )
         self._last = int(self.ids[-1])
 
-    def lookup(self, ids: list[Any]) -> dict[int, tuple[str, float, int]]:
-        """id -> (session id, created_at, seq) for the known, non-system ids."""
+    def lookup(self, ids: list[Any]) -> dict[int, tuple[str, float, int, str | None]]:
+        """id -> (session id, created_at, seq, speaker) for the known, non-system ids."""
         wanted = np.asarray(ids, dtype=np.int64)
         if not len(wanted) or not len(self.ids):
             return {}
@@ -66,14 +77,15 @@ class MessageMeta:
         pos = np.minimum(pos, len(self.ids) - 1)
         hit = (self.ids[pos] == wanted) & ~self.system[pos]
         pos = pos[hit]
-        names = self.names
+        names, speakers = self.names, self.speakers
         return {
-            int(i): (names[s], float(c), int(q))
-            for i, s, c, q in zip(
+            int(i): (names[s], float(c), int(q), speakers[w])
+            for i, s, c, q, w in zip(
                 self.ids[pos].tolist(),
                 self.session[pos].tolist(),
                 self.created[pos].tolist(),
                 self.seq[pos].tolist(),
+                self.speaker[pos].tolist(),
                 strict=True,
             )
         }
@@ -90,7 +102,8 @@ class CandidateMeta:
     def lookup(
         self, sessions: Sessions, ids: list[Any], scope: SearchFilters, *, pairs: bool = False
     ) -> dict[int, tuple[Any, ...]]:
-        """id -> (session, created_at, source, seq), inside the scope, system messages left out.
+        """id -> (session, created_at, source, seq, speaker), inside the scope, system
+        messages left out.
 
         With ``pairs``, ``ids`` is a list of [session, seq] looked up on the
         unique (session, seq) index instead.
@@ -113,7 +126,7 @@ class CandidateMeta:
             if len(source) + len(unknown) > 200_000:  # caps memory only
                 source.clear()
             source.update(sessions.sources(unknown))
-        return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3]) for r in rows}
+        return {int(r[0]): (r[1], r[2], source.get(r[1]), r[3], r[4]) for r in rows}
 
     def with_neighbours(
         self, sessions: Sessions, cand: list[int], scope: SearchFilters

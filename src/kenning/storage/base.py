@@ -129,7 +129,7 @@ class Sessions(Protocol):
     def facts(
         self, ids: list[Any], scope: SearchFilters, *, pairs: bool = False
     ) -> list[tuple[Any, ...]]:
-        """(id, session, created_at, source, seq) of non-system messages in ``scope``."""
+        """(id, session, created_at, source, seq, speaker) of non-system messages in ``scope``."""
 
     def facts_at(self, pairs: list[list[Any]]) -> list[tuple[Any, ...]]: ...
     def facts_after(self, last_id: int) -> list[tuple[Any, ...]]: ...

@@ -319,13 +319,13 @@ class PostgresSessions:
         pick: list[object] = list(_pairs(ids)) if pairs else [[int(i) for i in ids]]
         at = _AT_PAIRS if pairs else "m.id = ANY(%s)"
         sql = f"""
-            SELECT m.id, m.session_id, m.created_at, s.source, m.seq
+            SELECT m.id, m.session_id, m.created_at, s.source, m.seq, m.speaker
             FROM messages m JOIN sessions s ON s.id = m.session_id
             WHERE {at} AND m.role <> 'system' {where}"""
         return list(self._conn().execute(sql, (*pick, *params)).fetchall())
 
     def facts_at(self, pairs: list[list[Any]]) -> list[tuple[Any, ...]]:
-        sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
+        sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq, m.speaker FROM messages m
                   WHERE {_AT_PAIRS} AND m.role <> 'system'"""
         return list(self._conn().execute(sql, _pairs(pairs)).fetchall())
 
@@ -334,7 +334,7 @@ class PostgresSessions:
         return list(
             self._conn()
             .execute(
-                "SELECT id, session_id, seq, created_at, role = 'system' FROM messages "
+                "SELECT id, session_id, seq, created_at, role = 'system', speaker FROM messages "
                 "WHERE id > %s ORDER BY id",
                 (last_id,),
             )

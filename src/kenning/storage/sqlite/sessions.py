@@ -320,28 +320,29 @@ class SqliteSessions:
     def facts(
         self, ids: list[Any], scope: SearchFilters, *, pairs: bool = False
     ) -> list[tuple[Any, ...]]:
-        """(id, session, created_at, source, seq) of the non-system messages among
+        """(id, session, created_at, source, seq, speaker) of the non-system messages among
         ``ids`` inside ``scope`` (``pairs``: ``ids`` are [session, seq] lists)."""
         where, params = scope_sql.messages(scope)
         sql = f"""
-            SELECT m.id, m.session_id, m.created_at, s.source, m.seq
+            SELECT m.id, m.session_id, m.created_at, s.source, m.seq, m.speaker
             FROM messages m JOIN sessions s ON s.id = m.session_id
             WHERE m.id IN ({_pick(pairs)}) AND m.role != 'system' {where}"""
         return list(self._conn().execute(sql, (json.dumps(ids), *params)).fetchall())
 
     def facts_at(self, pairs: list[list[Any]]) -> list[tuple[Any, ...]]:
-        """(id, session, created_at, seq) of the non-system messages at these
+        """(id, session, created_at, seq, speaker) of the non-system messages at these
         [session, seq] positions (unscoped: no sessions join)."""
-        sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq FROM messages m
+        sql = f"""SELECT m.id, m.session_id, m.created_at, m.seq, m.speaker FROM messages m
                   WHERE m.id IN ({_pick(True)}) AND m.role != 'system'"""
         return list(self._conn().execute(sql, (json.dumps(pairs),)).fetchall())
 
     def facts_after(self, last_id: int) -> list[tuple[Any, ...]]:
-        """(id, session, seq, created_at, is system) of every message after ``last_id``, by id."""
+        """(id, session, seq, created_at, is system, speaker) of every message after
+        ``last_id``, by id."""
         return list(
             self._conn()
             .execute(
-                "SELECT id, session_id, seq, created_at, role = 'system' FROM messages "
+                "SELECT id, session_id, seq, created_at, role = 'system', speaker FROM messages "
                 "WHERE id > ? ORDER BY id",
                 (last_id,),
             )
